@@ -1,0 +1,34 @@
+"""sky_envs: PettingZoo environments for five tower-and-stacking games.
+
+>>> import sky_envs
+>>> env = sky_envs.make("sky_scrapers_v0", render_mode="ansi")
+>>> env.reset(seed=0)
+
+Importing the package registers every env with PettingZoo's registry, so
+``pettingzoo.make("aec", "sky_envs/sky_scrapers-v0")`` works too. ``sky_envs.register``
+adds a game of your own (any implementation of :class:`sky_envs.core.Game`).
+"""
+
+from sky_envs.core.registry import canonical_id, env_ids, make, make_game, make_raw, register
+from sky_envs.core.state import Game, GameState, IllegalActionError
+
+__version__ = "0.1.0"
+
+#: built-in games, imported lazily on first use
+_BUILTIN_GAMES = {
+    "sky_scrapers_v0": "sky_envs.games.sky_scrapers:SkyScrapersGame",
+}
+for _env_id, _factory in _BUILTIN_GAMES.items():
+    register(_env_id, _factory, overwrite=True)
+
+__all__ = [
+    "Game",
+    "GameState",
+    "IllegalActionError",
+    "canonical_id",
+    "env_ids",
+    "make",
+    "make_game",
+    "make_raw",
+    "register",
+]

@@ -1,0 +1,206 @@
+"""One PettingZoo AEC env for every game that implements the State protocol.
+
+``SkyEnv(game, strict=...)`` is the whole env; there is no wrapper chain:
+
+* ``strict=True`` (what ``raw_env()`` returns) raises :class:`IllegalActionError` on an
+  illegal action, naming the action, its meaning and why it is illegal.
+* ``strict=False`` (what ``env()`` returns) behaves like PettingZoo's classic games wrapped
+  in ``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``:
+  an illegal action warns and ends the game with -1 for the mover (0 for the others), an
+  out-of-range action fails an assertion, and stepping, observing or rendering before
+  ``reset`` is an error. Those checks are written inline because the stock wrappers cost
+  more per step than a whole game step.
+
+The state does the game logic, including skipping seats without a legal decision, so this
+class only maps seats to agent names, keeps PettingZoo's bookkeeping and caches the legal
+mask of the current position (it is needed by both ``observe`` and ``step``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from sky_envs.core.state import Game, GameState, IllegalActionError
+
+RENDER_MODES = ("human", "ansi", "rgb_array")
+
+
+class SkyEnv(AECEnv):
+    """A PettingZoo ``AECEnv`` over any :class:`~sky_envs.core.state.Game`.
+
+    ``env.unwrapped.state`` is the current :class:`GameState`; ``state.to_text()`` writes
+    the position in the game's notation, and ``reset(options={"position": text})`` loads
+    one. ``infos[agent]`` holds the state's ``info()`` (scores, winners at the end).
+    """
+
+    def __init__(self, game: Game, render_mode: str | None = None, strict: bool = True):
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(
+                f"render_mode={render_mode!r} is not supported: expected None or one of {RENDER_MODES}"
+            )
+        self.game = game
+        self.render_mode = render_mode
+        self.strict = strict
+        self.metadata = {
+            "name": game.env_id,
+            "render_modes": list(RENDER_MODES),
+            "is_parallelizable": False,
+            "render_fps": 2,
+        }
+        self.possible_agents = [f"player_{i}" for i in range(game.num_players)]
+        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        n = game.num_actions
+        obs_box = spaces.Box(
+            low=game.observation_low,
+            high=game.observation_high,
+            shape=game.observation_shape,
+            dtype=np.float32,
+        )
+        self._observation_space = spaces.Dict(
+            {"observation": obs_box, "action_mask": spaces.Box(0, 1, shape=(n,), dtype=np.int8)}
+        )
+        self._action_space = spaces.Discrete(n)
+        self.observation_spaces = {a: self._observation_space for a in self.possible_agents}
+        self.action_spaces = {a: self._action_space for a in self.possible_agents}
+        self._no_moves = np.zeros(n, dtype=np.int8)
+        self._rng: np.random.Generator | None = None
+        self.state: GameState | None = None
+        self._mask: np.ndarray | None = None
+
+    # ----------------------------------------------------------------- spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_space
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_space
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None or self._rng is None:
+            self._rng = np.random.default_rng(seed)
+        unknown = set(options or {}) - {"position"}
+        if unknown:  # a warning, not an error: PettingZoo's api_test passes arbitrary options
+            warnings.warn(f"ignoring unknown reset option(s) {sorted(unknown)}: the only reset option is 'position'")
+        position = (options or {}).get("position")
+        if position is None:
+            self.state = self.game.new_initial_state(self._rng)
+        else:
+            if not isinstance(position, str):
+                raise ValueError(
+                    f"options['position'] must be a position text (str), got {type(position).__name__}"
+                )
+            self.state = self.game.state_from_text(position, rng=self._rng)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0 for a in self.agents}
+        self._cumulative_rewards = {a: 0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        info = self.state.info()
+        self.infos = {a: dict(info) for a in self.agents}
+        self._after_change()
+        if self.state.is_over():
+            self._finish()
+
+    # ------------------------------------------------------------------- step
+    def step(self, action: int | None) -> None:
+        if self.state is None:
+            raise AssertionError("reset() needs to be called before step.")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if not self.strict:
+            assert self._action_space.contains(action), (
+                f"action {action!r} is outside the action space Discrete({self._action_space.n})"
+            )
+        action = int(action)
+        mask = self._mask
+        if not (0 <= action < mask.shape[0] and mask[action]):
+            self._illegal(agent, action)
+            return
+        self._cumulative_rewards[agent] = 0
+        self.state._apply(action)
+        self._after_change()
+        if self.state.current_player < 0:
+            self._finish()
+            self._accumulate_rewards()
+
+    def _illegal(self, agent: str, action: int) -> None:
+        state = self.state
+        if 0 <= action < self.game.num_actions:
+            why = f"action {action} ({state.action_to_string(action)}) is illegal for {agent}: {state.illegal_reason(action)}"
+        else:
+            why = f"action {action} is out of range: expected 0 <= action < {self.game.num_actions}"
+        if self.strict:
+            raise IllegalActionError(why)
+        warnings.warn(f"Illegal move made, game terminating with current player losing. {why}", stacklevel=3)
+        self._cumulative_rewards[agent] = 0
+        self.rewards = {a: 0 for a in self.agents}
+        self.rewards[agent] = -1
+        self.terminations = {a: True for a in self.agents}
+        self.truncations = {a: True for a in self.agents}
+        info = state.info()
+        info["illegal_action"] = why
+        self.infos = {a: dict(info) for a in self.agents}
+        self._mask = np.zeros(self.game.num_actions, dtype=bool)
+        self._accumulate_rewards()
+
+    def _after_change(self) -> None:
+        player = self.state.current_player
+        if player >= 0:
+            self._mask = self.state.legal_mask()
+            self.agent_selection = self.possible_agents[player]
+        else:
+            self._mask = np.zeros(self.game.num_actions, dtype=bool)
+
+    def _finish(self) -> None:
+        """Fill rewards, terminations/truncations and infos once the state is over."""
+        state = self.state
+        truncated = not state.is_terminal()
+        returns = np.zeros(self.num_agents) if truncated else state.returns()
+        info = state.info()
+        for agent in self.agents:
+            self.rewards[agent] = float(returns[self._seat[agent]])
+            self.infos[agent] = dict(info)
+            if truncated:
+                self.truncations[agent] = True
+            else:
+                self.terminations[agent] = True
+
+    # ---------------------------------------------------------------- observe
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if self.state is None:
+            raise AssertionError("reset() needs to be called before observe.")
+        seat = self._seat[agent]
+        if seat == self.state.current_player:
+            mask = self._mask.astype(np.int8)
+        else:
+            mask = self._no_moves.copy()
+        return {"observation": self.state.observation(seat), "action_mask": mask}
+
+    # ----------------------------------------------------------------- render
+    def render(self) -> None | np.ndarray | str:
+        if self.state is None:
+            raise AssertionError("reset() needs to be called before render.")
+        if self.render_mode is None:
+            warnings.warn("You are calling render() without a render_mode; pass render_mode= to env().")
+            return None
+        if self.render_mode == "rgb_array":
+            return self.game.render_rgb(self.state)
+        text = self.state.render_text()
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return f"<SkyEnv {self.game.env_id} strict={self.strict}>"

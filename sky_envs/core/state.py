@@ -1,0 +1,167 @@
+"""The State protocol: what every rules engine implements, and nothing about RL libraries.
+
+A game is split in two, as in OpenSpiel:
+
+* a :class:`Game` holds the validated options of one configuration (board, seats, variant)
+  and the facts that never change during play: seat count, action count, observation shape,
+  ``max_turns``. It creates states: :meth:`Game.new_initial_state` (seeded setup) and
+  :meth:`Game.state_from_text` (a position written in the game's notation).
+* a :class:`GameState` is one position. It knows whose decision is next, which actions are
+  legal, how to apply one, what each seat may observe, and how to write itself as text.
+
+Invariants every state keeps (the generic env, the agents and the tests rely on them):
+
+* ``current_player`` is the seat that must decide next and always has at least one legal
+  action; seats without a legal decision are skipped by the state itself. It is ``-1``
+  once the game is over (terminal or truncated).
+* ``apply`` raises :class:`IllegalActionError` (a ``ValueError``) for an illegal action and
+  leaves the state unchanged.
+* all randomness during play comes from ``self.rng``, the generator given at creation.
+"""
+
+from __future__ import annotations
+
+import copy
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+
+
+class IllegalActionError(ValueError):
+    """An action that is out of range or not legal in the current position."""
+
+
+class Game(ABC):
+    """One configuration of a game. Subclasses validate their options in ``__init__``.
+
+    Class attributes subclasses set: ``name`` (``"sky_scrapers"``), ``version`` (0).
+    Instance attributes subclasses set: ``num_players``, ``num_actions``,
+    ``observation_shape``, ``max_turns``; optionally ``observation_low/high``.
+    """
+
+    name: str = "game"
+    version: int = 0
+    num_players: int
+    num_actions: int
+    observation_shape: tuple[int, ...]
+    observation_low: float = 0.0
+    observation_high: float = 1.0
+    max_turns: int
+
+    @abstractmethod
+    def new_initial_state(self, rng: np.random.Generator) -> GameState:
+        """The position at the start of a game; all set-up randomness comes from ``rng``."""
+
+    @abstractmethod
+    def state_from_text(self, text: str, rng: np.random.Generator | None = None) -> GameState:
+        """Parse a position in the game's notation; ``ValueError`` naming the line if bad."""
+
+    def options(self) -> dict[str, Any]:
+        """The options this game was created with (for checkpoints and reports)."""
+        return dict(getattr(self, "_options", {}))
+
+    @property
+    def env_id(self) -> str:
+        return f"{self.name}_v{self.version}"
+
+    def render_rgb(self, state: GameState) -> np.ndarray:
+        """An ``(H, W, 3)`` uint8 picture of ``state``. Games override this."""
+        from sky_envs.core.render import text_image
+
+        return text_image(state.render_text())
+
+
+class GameState(ABC):
+    """One position of a game. See the module docstring for the invariants."""
+
+    game: Game
+    current_player: int
+    rng: np.random.Generator
+
+    @property
+    def num_players(self) -> int:
+        return self.game.num_players
+
+    # ------------------------------------------------------------------ rules
+    @abstractmethod
+    def legal_mask(self) -> np.ndarray:
+        """Boolean vector of length ``game.num_actions``; all False once the game is over."""
+
+    @abstractmethod
+    def _apply(self, action: int) -> None:
+        """Apply a legal action (already checked) and advance to the next decision."""
+
+    def apply(self, action: int) -> None:
+        """Apply ``action`` for ``current_player``; ``IllegalActionError`` if it is not legal."""
+        action = int(action)
+        if self.current_player < 0:
+            raise IllegalActionError(f"action {action}: the game is over, no action is legal")
+        if not 0 <= action < self.game.num_actions:
+            raise IllegalActionError(
+                f"action {action} is out of range: expected 0 <= action < {self.game.num_actions}"
+            )
+        if not self.legal_mask()[action]:
+            raise IllegalActionError(
+                f"action {action} ({self.action_to_string(action)}) is illegal for "
+                f"player_{self.current_player}: {self.illegal_reason(action)}"
+            )
+        self._apply(action)
+
+    def legal_actions(self) -> np.ndarray:
+        return np.flatnonzero(self.legal_mask())
+
+    def illegal_reason(self, action: int) -> str:
+        """Why ``action`` is illegal here; games override with rule-specific reasons."""
+        return "it is not one of the legal actions in this position"
+
+    def action_to_string(self, action: int) -> str:
+        return f"action {action}"
+
+    @abstractmethod
+    def is_terminal(self) -> bool:
+        """True once the game has ended by its rules (not by ``max_turns``)."""
+
+    def is_truncated(self) -> bool:
+        """True once ``game.max_turns`` cut the game short (a draw)."""
+        return False
+
+    def is_over(self) -> bool:
+        return self.is_terminal() or self.is_truncated()
+
+    @abstractmethod
+    def returns(self) -> np.ndarray:
+        """Final reward per seat (float64, length ``num_players``); zeros until the end."""
+
+    def info(self) -> dict[str, Any]:
+        """Scores and, at the end, winners; copied into ``infos`` by the env."""
+        return {}
+
+    # ------------------------------------------------------------ observation
+    @abstractmethod
+    def observation(self, seat: int) -> np.ndarray:
+        """float32 tensor of ``game.observation_shape`` from ``seat``'s point of view."""
+
+    # ------------------------------------------------------------ text, copies
+    @abstractmethod
+    def to_text(self) -> str:
+        """The position in the game's notation; ``game.state_from_text`` reads it back."""
+
+    def render_text(self) -> str:
+        return self.to_text()
+
+    def clone(self) -> GameState:
+        """An independent copy (its own rng too). Games override with a faster copy."""
+        return copy.deepcopy(self)
+
+    def sample_consistent(self, seat: int, rng: np.random.Generator) -> GameState:
+        """A full state consistent with what ``seat`` observes (determinised search).
+
+        Perfect-information games return a clone; hidden-information games redistribute
+        what ``seat`` cannot see.
+        """
+        return self.clone()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.game.env_id}\n{self.to_text()}>"
+

@@ -103,6 +103,7 @@ class SkyEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         info = self.state.info()
         self.infos = {a: dict(info) for a in self.agents}
+        self.agent_selection = self.possible_agents[0]  # kept if the position is already over
         self._after_change()
         if self.state.is_over():
             self._finish()
@@ -115,13 +116,13 @@ class SkyEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if not self.strict:
-            assert self._action_space.contains(action), (
-                f"action {action!r} is outside the action space Discrete({self._action_space.n})"
+        n = self.game.num_actions
+        if not self.strict:  # AssertOutOfBoundsWrapper, without Discrete.contains' overhead
+            assert isinstance(action, (int, np.integer)) and 0 <= action < n, (
+                f"action {action!r} is outside the action space Discrete({n})"
             )
         action = int(action)
-        mask = self._mask
-        if not (0 <= action < mask.shape[0] and mask[action]):
+        if not (0 <= action < n and self._mask[action]):
             self._illegal(agent, action)
             return
         self._cumulative_rewards[agent] = 0

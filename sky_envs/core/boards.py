@@ -1,0 +1,107 @@
+"""Board shapes for grid games: line sets, mask strings, seeded random connected shapes.
+
+A board is a boolean ``cells`` array of shape ``(rows, cols)`` inside its bounding box.
+Directions are indexed 0..7 = N, NE, E, SE, S, SW, W, NW (r = 0 is the top row).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+DIRECTION_NAMES = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
+#: direction index -> (d_row, d_col)
+DIRECTION_STEPS = ((-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1))
+#: the directions each line set allows (hex: axial coordinates, row = r, col = q)
+LINE_DIRECTIONS = {
+    "all": (0, 1, 2, 3, 4, 5, 6, 7),
+    "orthogonal": (0, 2, 4, 6),
+    "hex": (0, 1, 2, 4, 5, 6),
+}
+
+
+def parse_mask(mask: str) -> np.ndarray:
+    """A mask string (rows split by newlines or ``/``; ``.`` cell, ``#`` no cell) -> bool array."""
+    rows = [row.strip() for row in mask.replace("/", "\n").splitlines() if row.strip()]
+    if not rows:
+        raise ValueError("board mask is empty: expected rows of '.' (cell) and '#' (no cell)")
+    width = len(rows[0])
+    for number, row in enumerate(rows, start=1):
+        if len(row) != width:
+            raise ValueError(f"board mask row {number} {row!r} has {len(row)} characters, expected {width} like row 1")
+        bad = set(row) - {".", "#"}
+        if bad:
+            raise ValueError(f"board mask row {number} {row!r} has {sorted(bad)}: only '.' (cell) and '#' (no cell) are allowed")
+    return np.array([[ch == "." for ch in row] for row in rows], dtype=bool)
+
+
+def neighbours(r: int, c: int, rows: int, cols: int, lines: str) -> list[tuple[int, int]]:
+    """In-box neighbours of (r, c) along the given line set."""
+    out = []
+    for d in LINE_DIRECTIONS[lines]:
+        dr, dc = DIRECTION_STEPS[d]
+        if 0 <= r + dr < rows and 0 <= c + dc < cols:
+            out.append((r + dr, c + dc))
+    return out
+
+
+def is_connected(cells: np.ndarray, lines: str) -> bool:
+    rows, cols = cells.shape
+    todo = [tuple(p) for p in np.argwhere(cells)[:1]]
+    seen = set(todo)
+    while todo:
+        r, c = todo.pop()
+        for p in neighbours(r, c, rows, cols, lines):
+            if cells[p] and p not in seen:
+                seen.add(p)
+                todo.append(p)
+    return len(seen) == int(cells.sum())
+
+
+def random_connected_cells(rows: int, cols: int, count: int, lines: str, rng: np.random.Generator) -> np.ndarray:
+    """A seeded random shape of exactly ``count`` cells, connected along ``lines``.
+
+    Grown from a random cell by adding a uniformly chosen frontier cell at a time, which
+    gives blobs with bays and arms rather than only rectangles.
+    """
+    if not 1 <= count <= rows * cols:
+        raise ValueError(f"a random board needs 1..{rows * cols} cells in a {rows}x{cols} box, got {count}")
+    cells = np.zeros((rows, cols), dtype=bool)
+    start = (int(rng.integers(rows)), int(rng.integers(cols)))
+    cells[start] = True
+    frontier: list[tuple[int, int]] = []
+    in_frontier: set[tuple[int, int]] = set()
+
+    def grow(p: tuple[int, int]) -> None:
+        for q in neighbours(*p, rows, cols, lines):
+            if not cells[q] and q not in in_frontier:
+                in_frontier.add(q)
+                frontier.append(q)
+
+    grow(start)
+    for _ in range(count - 1):
+        pick = frontier.pop(int(rng.integers(len(frontier))))
+        in_frontier.discard(pick)
+        cells[pick] = True
+        grow(pick)
+    return cells
+
+
+def rays(cells: np.ndarray, lines: str) -> list[list[list[int]]]:
+    """``rays[i][d]``: the cell indices met going from cell i along direction d, in order,
+    stopping where the board ends or has a hole (empty list for directions not in ``lines``)."""
+    rows, cols = cells.shape
+    allowed = set(LINE_DIRECTIONS[lines])
+    out: list[list[list[int]]] = []
+    for r in range(rows):
+        for c in range(cols):
+            per_dir: list[list[int]] = []
+            for d, (dr, dc) in enumerate(DIRECTION_STEPS):
+                ray: list[int] = []
+                if cells[r, c] and d in allowed:
+                    rr, cc = r + dr, c + dc
+                    while 0 <= rr < rows and 0 <= cc < cols and cells[rr, cc]:
+                        ray.append(rr * cols + cc)
+                        rr, cc = rr + dr, cc + dc
+                per_dir.append(ray)
+            out.append(per_dir)
+    return out

@@ -1,0 +1,1 @@
+"""Rules engines, one package per game. Nothing here imports PettingZoo or Gymnasium."""

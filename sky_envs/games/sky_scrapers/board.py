@@ -1,0 +1,57 @@
+"""The geometry of one Sky Scrapers board: its cells and where a stack of height h lands."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from sky_envs.core.boards import rays
+
+
+class Board:
+    """Cells of a ``rows x cols`` box plus the landing table of every move.
+
+    ``reach[h, i, d]`` is the cell a stack of height ``h`` on cell ``i`` lands on moving
+    along direction ``d``, or ``B`` (a sentinel, one past the last cell) when the path
+    leaves the board or crosses a hole. Heights beyond the longest ray share row
+    ``max_reach + 1``, which holds only the sentinel, so the table stays small.
+    """
+
+    def __init__(self, cells: np.ndarray, lines: str):
+        self.rows, self.cols = cells.shape
+        self.size = self.rows * self.cols
+        self.lines = lines
+        self.cells = np.ascontiguousarray(cells, dtype=bool).reshape(-1)
+        self.cells.flags.writeable = False
+        self.num_cells = int(self.cells.sum())
+        ray_table = rays(cells, lines)
+        self.max_reach = max((len(r) for per_dir in ray_table for r in per_dir), default=0)
+        reach = np.full((self.max_reach + 2, self.size, 8), self.size, dtype=np.intp)
+        for i, per_dir in enumerate(ray_table):
+            for d, ray in enumerate(per_dir):
+                for h, target in enumerate(ray, start=1):
+                    reach[h, i, d] = target
+        reach.flags.writeable = False
+        self.reach = reach
+        self.index = np.arange(self.size)
+        self.cells_float = self.cells.astype(np.float32)
+
+    def landing(self, heights: np.ndarray) -> np.ndarray:
+        """``(B, 8)`` landing cell of the stack on every cell (``size`` = no move: an empty
+        cell, a path off the board or through a hole). ``heights`` has length ``B + 1``."""
+        return self.reach[np.minimum(heights[:-1], self.max_reach + 1), self.index]
+
+    def target(self, height: int, origin: int, direction: int) -> int:
+        return int(self.reach[min(height, self.max_reach + 1), origin, direction])
+
+
+@lru_cache(maxsize=64)
+def _cached_board(key: bytes, rows: int, cols: int, lines: str) -> Board:
+    return Board(np.frombuffer(key, dtype=bool).reshape(rows, cols), lines)
+
+
+def board_for(cells: np.ndarray, lines: str) -> Board:
+    """A shared, read-only :class:`Board` (fixed boards are built once per process)."""
+    cells = np.ascontiguousarray(cells, dtype=bool)
+    return _cached_board(cells.tobytes(), cells.shape[0], cells.shape[1], lines)

@@ -1,0 +1,239 @@
+"""Sky Scrapers positions: the rules of play, placement, colour choice and scoring."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from sky_envs.core.boards import DIRECTION_NAMES
+from sky_envs.core.state import GameState
+from sky_envs.games.sky_scrapers.board import Board
+
+MOVE, PLACE, CHOOSE = "move", "place", "choose"
+COLOUR_LETTERS = "abcd"
+_DIRS = np.arange(8)
+
+
+class SkyScrapersState(GameState):
+    """One position. Stacks never split, so a cell is fully described by height and top colour.
+
+    ``heights`` has one extra, always-zero slot at index ``B`` so that an off-board landing
+    (the board's sentinel) reads as "empty" without a branch.
+    """
+
+    def __init__(self, game, board: Board, heights, tops, seat_colours, phase: str, to_move: int,
+                 tiles_left, first_mover: int, rng: np.random.Generator | None):
+        self.game = game
+        self.board = board
+        self.heights = heights            # int32, length B + 1
+        self.tops = tops                  # int8, length B, -1 = empty
+        self.seat_colours = seat_colours  # int8 per seat, -1 while colours are undecided
+        self.phase = phase
+        self.tiles_left = tiles_left      # int32 per seat, tiles still to place (strategic)
+        self.first_mover = first_mover    # who moves first once placement ends
+        self.rng = rng if rng is not None else np.random.default_rng()
+        self.turns = 0
+        self.finished = False
+        self.to_move = to_move            # whose turn it nominally is (kept for the text)
+        self.current_player = -1
+        self._mask: np.ndarray | None = None
+        self._start_turn(to_move)
+
+    # ------------------------------------------------------------------ clone
+    def clone(self) -> SkyScrapersState:
+        twin = copy.copy(self)
+        twin.heights = self.heights.copy()
+        twin.tops = self.tops.copy()
+        twin.seat_colours = self.seat_colours.copy()
+        twin.tiles_left = self.tiles_left.copy()
+        twin.rng = copy.deepcopy(self.rng)
+        return twin
+
+    # ------------------------------------------------------------------ rules
+    def legal_mask(self) -> np.ndarray:
+        if self._mask is None:
+            self._mask = np.zeros(self.game.num_actions, dtype=bool)
+            self._mask.flags.writeable = False
+        return self._mask
+
+    def _movable(self) -> np.ndarray:
+        """``(B, 8)``: the stack on cell i may move along d (whoever owns it)."""
+        return self.heights[self.board.landing(self.heights)] > 0
+
+    def _movement_mask(self, seat: int, movable: np.ndarray) -> np.ndarray | None:
+        legal = movable & (self.tops == self.seat_colours[seat])[:, None]
+        if not legal.any():
+            return None
+        mask = np.zeros(self.game.num_actions, dtype=bool)
+        mask[: legal.size] = legal.reshape(-1)
+        return mask
+
+    def _start_turn(self, seat: int) -> None:
+        """Hand the next decision to ``seat`` or the first seat after it that has one."""
+        P = self.num_players
+        mask = None
+        if self.phase == CHOOSE:
+            mask = np.zeros(self.game.num_actions, dtype=bool)
+            mask[9 * self.board.size: 9 * self.board.size + 2] = True
+        elif self.phase == PLACE:
+            while self.tiles_left[seat] == 0:
+                seat = (seat + 1) % P
+            mask = np.zeros(self.game.num_actions, dtype=bool)
+            empty = np.flatnonzero(self.board.cells & (self.heights[:-1] == 0))
+            mask[8 * self.board.size + empty] = True
+        else:
+            movable = self._movable()
+            for k in range(P):
+                mask = self._movement_mask((seat + k) % P, movable)
+                if mask is not None:
+                    seat = (seat + k) % P
+                    break
+        self.to_move = seat
+        if mask is None:
+            self.finished = True
+            self.current_player, self._mask = -1, None
+        elif self.turns >= self.game.max_turns:
+            self.current_player, self._mask = -1, None
+        else:
+            mask.flags.writeable = False
+            self.current_player, self._mask = seat, mask
+
+    def _apply(self, action: int) -> None:
+        B = self.board.size
+        seat = self.current_player
+        self.turns += 1
+        if action < 8 * B:
+            origin, d = divmod(action, 8)
+            target = self.board.target(self.heights[origin], origin, d)
+            self.heights[target] += self.heights[origin]
+            self.tops[target] = self.tops[origin]
+            self.heights[origin] = 0
+            self.tops[origin] = -1
+            self._start_turn((seat + 1) % self.num_players)
+        elif action < 9 * B:
+            cell = action - 8 * B
+            self.heights[cell] = 1
+            self.tops[cell] = self.seat_colours[seat]
+            self.tiles_left[seat] -= 1
+            if self.tiles_left.any():
+                self._start_turn((seat + 1) % self.num_players)
+            else:
+                self.phase = MOVE
+                self._start_turn(self.first_mover)
+        else:
+            chosen = action - 9 * B
+            self.seat_colours[seat] = chosen
+            self.seat_colours[1 - seat] = 1 - chosen
+            self.phase = MOVE
+            self._start_turn(1 - seat)
+
+    def illegal_reason(self, action: int) -> str:
+        B = self.board.size
+        seat = self.current_player
+        if self.phase == CHOOSE:
+            return "player_%d must first choose a colour (actions %d, %d)" % (seat, 9 * B, 9 * B + 1)
+        if self.phase == PLACE:
+            if not 8 * B <= action < 9 * B:
+                return "tiles are still being placed: only placements on empty cells are legal"
+            cell = action - 8 * B
+            return "that cell is not on the board" if not self.board.cells[cell] else "that cell already holds a tile"
+        if action >= 8 * B:
+            return "placements and colour choices are over: only stack moves are legal"
+        origin, d = divmod(action, 8)
+        if not self.board.cells[origin]:
+            return "there is no board cell there"
+        if self.heights[origin] == 0:
+            return "there is no stack on that cell"
+        if self.tops[origin] != self.seat_colours[seat]:
+            return f"the stack there is colour {COLOUR_LETTERS[self.tops[origin]]}, not yours"
+        h = int(self.heights[origin])
+        target = self.board.target(h, origin, d)
+        if target == B:
+            return f"a stack of height {h} must move exactly {h} cells and that path leaves the board, crosses a hole or is not a line of this board"
+        return f"a stack must land on a tile or stack, and the cell {h} steps {DIRECTION_NAMES[d]} is empty"
+
+    def action_to_string(self, action: int) -> str:
+        B, cols = self.board.size, self.board.cols
+        if action < 8 * B:
+            origin, d = divmod(action, 8)
+            return f"move the stack on r{origin // cols}c{origin % cols} {DIRECTION_NAMES[d]}"
+        if action < 9 * B:
+            cell = action - 8 * B
+            return f"place a tile on r{cell // cols}c{cell % cols}"
+        return f"choose colour {COLOUR_LETTERS[action - 9 * B]}"
+
+    # ------------------------------------------------------------------ end
+    def is_terminal(self) -> bool:
+        return self.finished
+
+    def is_truncated(self) -> bool:
+        return not self.finished and self.turns >= self.game.max_turns
+
+    def skyscrapers(self) -> tuple[list[int], list[int]]:
+        """Per seat: the number of sky scrapers and the height of the tallest (0 if none)."""
+        counts, tallest = [], []
+        tall = self.heights[:-1] >= self.game.skyscraper_height
+        for seat in range(self.num_players):
+            own = self.heights[:-1][tall & (self.tops == self.seat_colours[seat])]
+            counts.append(int(own.size))
+            tallest.append(int(own.max()) if own.size else 0)
+        return counts, tallest
+
+    def winners(self) -> list[int]:
+        """Seats that win: most sky scrapers, then the tallest one; everyone when all tie."""
+        counts, tallest = self.skyscrapers()
+        if max(counts) == 0:
+            return list(range(self.num_players))
+        best = max(zip(counts, tallest))
+        return [s for s in range(self.num_players) if (counts[s], tallest[s]) == best]
+
+    def returns(self) -> np.ndarray:
+        out = np.zeros(self.num_players)
+        if self.finished:
+            winners = self.winners()
+            if len(winners) < self.num_players:
+                out[:] = -1.0
+                out[winners] = 1.0
+        return out
+
+    def info(self) -> dict:
+        counts, tallest = self.skyscrapers()
+        info = {
+            "skyscrapers": counts,
+            "tallest": tallest,
+            "colours": "".join(COLOUR_LETTERS[c] if c >= 0 else "?" for c in self.seat_colours),
+            "phase": self.phase,
+        }
+        if self.finished:
+            info["winners"] = self.winners()
+        return info
+
+    # ------------------------------------------------------------ observation
+    def observation(self, seat: int) -> np.ndarray:
+        """Channels: 0 board cell; 1..P stack heights of the colour of seat (seat + k) % P
+        (absolute colours a, b while the colour is being chosen); P+1 placement phase;
+        P+2 colour-choice phase; P+3 own tiles left to place."""
+        P, board = self.num_players, self.board
+        by_colour = np.zeros((board.size, 5), dtype=np.float32)  # column -1 collects empty cells
+        by_colour[board.index, self.tops] = self.heights[:-1]
+        if self.phase == CHOOSE:
+            order = list(range(P))
+        else:
+            order = [self.seat_colours[(seat + k) % P] for k in range(P)]
+        obs = np.empty((board.size, P + 4), dtype=np.float32)
+        obs[:, 0] = board.cells_float
+        obs[:, 1:P + 1] = by_colour[:, order]
+        obs[:, P + 1:] = (self.phase == PLACE, self.phase == CHOOSE, self.tiles_left[seat])
+        return obs.reshape(board.rows, board.cols, P + 4)
+
+    # ------------------------------------------------------------------ text
+    def to_text(self) -> str:
+        from sky_envs.games.sky_scrapers.text import state_to_text
+
+        return state_to_text(self)
+
+    def render_text(self) -> str:
+        from sky_envs.games.sky_scrapers.text import render_board
+
+        return render_board(self)

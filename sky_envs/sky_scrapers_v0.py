@@ -1,0 +1,101 @@
+# noqa: D212, D415
+"""
+# Sky Scrapers
+
+Rules: `rules/sky_scrapers.md` of the project (the contract), from the original Sky Scrapers
+rules. An abstract stacking game: a stack of height h moves exactly h cells in a straight
+line and must land on another stack; a stack of 4 or more tiles is a *sky scraper*; the
+most sky scrapers wins.
+
+| Creation           | `sky_envs.make("sky_scrapers_v0")`, `pettingzoo.make("aec", "sky_envs/sky_scrapers-v0")`, `sky_scrapers_v0.env()` |
+|--------------------|--------------------------------------------------|
+| Actions            | Discrete                                         |
+| Parallel API       | No                                               |
+| Agents             | `agents= ['player_0', 'player_1']` (or 4 seats)  |
+| Agents             | 2 or 4                                           |
+| Action Shape       | (1,)                                             |
+| Action Values      | Discrete(9B + 2), B = rows * cols (326 on the standard 6x6 board) |
+| Observation Shape  | (rows, cols, players + 4) (6, 6, 6 by default)   |
+| Observation Values | [0, B] (heights are raw tile counts)             |
+
+### Options (`sky_envs.make("sky_scrapers_v0", **options)`)
+
+| option | default | meaning |
+|---|---|---|
+| `board` | `"standard"` | `"standard"` (full 6x6, 8x8 with 4 players), `"square"` (full `rows x cols`), `"random"` (a seeded random connected shape inside `rows x cols`, new each reset), or a mask string (rows split by `/` or newlines, `.` cell, `#` no cell) |
+| `rows`, `cols` | 6 (8 with 4 players) | the bounding box of `"square"` and `"random"` boards |
+| `cells` | `(ceil(B/2), B)` | `(min, max)` cell count of a `"random"` board |
+| `lines` | `"all"` | `"all"` (8 directions), `"orthogonal"` (N E S W), `"hex"` (axial hex: N NE E S SW W) |
+| `players` | 2 | 2 or 4 |
+| `positioning` | `"standard"` | `"standard"` (every cell one tile, colour (r+c)%2, or 2(r%2)+c%2 with 4 players), `"random"` (tiles on random cells, a coin toss picks the first mover; with 2 players the second mover first chooses its colour, with 4 colours are dealt at random), `"strategic"` (seats place their own tiles one by one; the second placer moves first) |
+| `first` | `"player_0"` | who places first under strategic positioning: `"player_0"` or `"random"` |
+| `tiles_per_player` | `cells // players` | tiles per seat (random and strategic positioning) |
+| `skyscraper_height` | 4 | the height from which a stack is a sky scraper (>= 2) |
+| `max_turns` | `2 B + 2` | decisions before truncation (a draw); the default never cuts a game, which lasts at most B placements + B - 1 moves + 1 colour choice |
+
+Bad values raise `ValueError` at construction: unknown names, a board too small for the
+tiles, standard positioning on a board whose colours come out unequal (or on a random
+board), a disconnected mask.
+
+### Actions
+
+| range | meaning |
+|---|---|
+| `i * 8 + d`, `0 <= i < B`, `d` = 0..7 for N, NE, E, SE, S, SW, W, NW | move the stack on cell `i = r * cols + c` (r = 0 is the top row) along direction `d`; its height decides the distance |
+| `8B + i` | place a tile on empty cell `i` (strategic positioning) |
+| `9B`, `9B + 1` | choose colour a / colour b (random positioning, 2 players) |
+
+A move is legal when the stack is the mover's (its top tile), every cell crossed and the
+landing cell are board cells, and the landing cell holds a tile. With `lines="hex"` only
+d in {0, 1, 2, 4, 5, 6} are ever legal, with `"orthogonal"` only {0, 2, 4, 6}.
+
+### Observation
+
+`{"observation": float32 (rows, cols, P + 4), "action_mask": int8 (9B + 2,)}`, from the
+observing seat's point of view (P = players):
+
+| channel | meaning |
+|---|---|
+| 0 | 1 on board cells, 0 on holes and outside the shape |
+| 1 .. P | channel 1 + k: the height of every stack owned by the seat k places after the observer (k = 0: own stacks), 0 elsewhere. During the 2-player colour choice no seat has a colour yet: channel 1 + k is colour k (a, b) |
+| P + 1 | all 1 during strategic placement |
+| P + 2 | all 1 while the colour is being chosen |
+| P + 3 | the observer's tiles still to place (constant plane) |
+
+The action mask is all zero for every seat except the one to decide.
+
+### Rewards
+
+At the end (no seat can move): the seat(s) with the most sky scrapers, ties broken by the
+tallest sky scraper, get +1, every other seat -1; if every seat ties (or nobody has a sky
+scraper) all get 0. `max_turns` truncates with 0 for all. `infos[agent]` holds
+`skyscrapers` and `tallest` per seat, `colours` (seat -> colour letter), `phase`, and
+`winners` at the end.
+
+### Turn order
+
+`player_0` moves first (standard positioning). A seat with no legal move is skipped; the
+last seat able to move keeps moving; the game ends when no seat can move.
+
+### Position text
+
+One line per row of the bounding box, tokens split by single spaces: `#` no cell, `.` empty
+cell, a colour letter and a height (`a1`, `b12`); then `to_move: <seat>` (default 0).
+Seat i plays colour i. `env.reset(options={"position": text})` loads one (its box must be
+the env's `rows x cols`), `env.unwrapped.state.to_text()` writes the current one. To round
+trip every state exactly, optional fields may stand before `to_move`, each written only
+when it differs from the default: `colours: b a` (seat colours), `phase: choose` (2-player
+colour choice), `phase: place` with `tiles_left: 3 3` and `first_mover: 1` (strategic
+placement). A loaded position whose seat to move has no move passes the turn to the next
+seat that has one. The turn counter of `max_turns` is not part of a position.
+
+### Version History
+
+* v0: initial release (sky_envs 0.1.0)
+"""
+
+from sky_envs.core.registry import env_constructors
+
+env, raw_env = env_constructors("sky_scrapers_v0")
+
+__all__ = ["env", "raw_env"]

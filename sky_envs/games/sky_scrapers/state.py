@@ -38,7 +38,23 @@ class SkyScrapersState(GameState):
         self.to_move = to_move            # whose turn it nominally is (kept for the text)
         self.current_player = -1
         self._mask: np.ndarray | None = None
+        self._planes = self._build_planes()
         self._start_turn(to_move)
+
+    def _build_planes(self) -> np.ndarray:
+        """Every observation channel of every seat, kept up to date move by move, so that
+        ``observation(seat)`` is a single column gather. Columns: 0 cells, 1 + c the
+        heights of colour c's stacks, P + 1 placement phase, P + 2 colour choice,
+        P + 3 + s seat s's tiles left to place."""
+        P, B = self.num_players, self.board.size
+        planes = np.zeros((B, 2 * P + 3), dtype=np.float32)
+        planes[:, 0] = self.board.cells
+        occupied = self.tops >= 0
+        planes[occupied, 1 + self.tops[occupied]] = self.heights[:B][occupied]
+        planes[:, P + 1] = self.phase == PLACE
+        planes[:, P + 2] = self.phase == CHOOSE
+        planes[:, P + 3:] = self.tiles_left
+        return planes
 
     # ------------------------------------------------------------------ clone
     def clone(self) -> SkyScrapersState:
@@ -48,6 +64,7 @@ class SkyScrapersState(GameState):
         twin.seat_colours = self.seat_colours.copy()
         twin.tiles_left = self.tiles_left.copy()
         twin.rng = copy.deepcopy(self.rng)
+        twin._planes = self._planes.copy()
         return twin
 
     # ------------------------------------------------------------------ rules
@@ -100,32 +117,43 @@ class SkyScrapersState(GameState):
             self.current_player, self._mask = seat, mask
 
     def _apply(self, action: int) -> None:
-        B = self.board.size
+        B, P = self.board.size, self.num_players
         seat = self.current_player
         self.turns += 1
         if action < 8 * B:
             origin, d = divmod(action, 8)
             target = self.board.target(self.heights[origin], origin, d)
-            self.heights[target] += self.heights[origin]
-            self.tops[target] = self.tops[origin]
+            height = self.heights[target] + self.heights[origin]
+            colour = self.tops[origin]
+            self.heights[target] = height
+            self.tops[target] = colour
             self.heights[origin] = 0
             self.tops[origin] = -1
-            self._start_turn((seat + 1) % self.num_players)
+            planes = self._planes
+            planes[origin, 1:P + 1] = 0
+            planes[target, 1:P + 1] = 0
+            planes[target, 1 + colour] = height
+            self._start_turn((seat + 1) % P)
         elif action < 9 * B:
             cell = action - 8 * B
+            colour = self.seat_colours[seat]
             self.heights[cell] = 1
-            self.tops[cell] = self.seat_colours[seat]
+            self.tops[cell] = colour
             self.tiles_left[seat] -= 1
+            self._planes[cell, 1 + colour] = 1
+            self._planes[:, P + 3 + seat] = self.tiles_left[seat]
             if self.tiles_left.any():
-                self._start_turn((seat + 1) % self.num_players)
+                self._start_turn((seat + 1) % P)
             else:
                 self.phase = MOVE
+                self._planes[:, P + 1] = 0
                 self._start_turn(self.first_mover)
         else:
             chosen = action - 9 * B
             self.seat_colours[seat] = chosen
             self.seat_colours[1 - seat] = 1 - chosen
             self.phase = MOVE
+            self._planes[:, P + 2] = 0
             self._start_turn(1 - seat)
 
     def illegal_reason(self, action: int) -> str:
@@ -215,17 +243,12 @@ class SkyScrapersState(GameState):
         (absolute colours a, b while the colour is being chosen); P+1 placement phase;
         P+2 colour-choice phase; P+3 own tiles left to place."""
         P, board = self.num_players, self.board
-        by_colour = np.zeros((board.size, 5), dtype=np.float32)  # column -1 collects empty cells
-        by_colour[board.index, self.tops] = self.heights[:-1]
         if self.phase == CHOOSE:
-            order = list(range(P))
+            colours = range(1, P + 1)
         else:
-            order = [self.seat_colours[(seat + k) % P] for k in range(P)]
-        obs = np.empty((board.size, P + 4), dtype=np.float32)
-        obs[:, 0] = board.cells_float
-        obs[:, 1:P + 1] = by_colour[:, order]
-        obs[:, P + 1:] = (self.phase == PLACE, self.phase == CHOOSE, self.tiles_left[seat])
-        return obs.reshape(board.rows, board.cols, P + 4)
+            colours = [1 + self.seat_colours[(seat + k) % P] for k in range(P)]
+        columns = [0, *colours, P + 1, P + 2, P + 3 + seat]
+        return self._planes[:, columns].reshape(board.rows, board.cols, P + 4)
 
     # ------------------------------------------------------------------ text
     def to_text(self) -> str:

@@ -141,3 +141,20 @@ def test_long_random_play_fuzz(options):
             assert all(r[s] == 1.0 for s in winners) and r.sum() == 2 * len(winners) - final.num_players
         else:
             assert not r.any()
+
+
+def test_deepcopy_and_pickle_mid_game_replay_identically():
+    import copy
+    import pickle
+
+    env = sky_scrapers_v0.env(board="random", positioning="strategic", rows=5, cols=5)
+    env.reset(seed=11)
+    for _ in range(7):
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    twins = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
+    for e in [env, *twins]:
+        for _ in range(10):
+            if e.unwrapped.state.current_player < 0:
+                break
+            e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[-1]))
+    assert len({e.unwrapped.state.to_text() for e in [env, *twins]}) == 1

@@ -17,6 +17,7 @@ __version__ = "0.1.0"
 #: built-in games, imported lazily on first use
 _BUILTIN_GAMES = {
     "sky_scrapers_v0": "sky_envs.games.sky_scrapers:SkyScrapersGame",
+    "scala_v0": "sky_envs.games.scala:ScalaGame",
 }
 for _env_id, _factory in _BUILTIN_GAMES.items():
     register(_env_id, _factory, overwrite=True)

@@ -1,0 +1,76 @@
+"""Scala options and the published start position (documented in ``sky_envs/scala_v0.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sky_envs.core.state import Game
+from sky_envs.games.scala.board import (
+    CELL_GRID,
+    COLS,
+    DEFENDED_GOAL,
+    GRID_INDEX,
+    NUM_CELLS,
+    ROWS,
+    START,
+    TARGET_GOAL,
+)
+from sky_envs.games.scala.rules import SPLIT_RULES
+from sky_envs.games.scala.state import ScalaState
+
+NUM_CHANNELS = 5
+
+
+class ScalaGame(Game):
+    """Validated options of one Scala configuration.
+
+    ``split_rule``: ``"mover_loses"`` (the seed text: a move that leaves no mixed group, or
+    two or more biggest mixed groups, loses) or ``"illegal"`` (such moves are illegal, and
+    the moved stone's group is the one kept). ``max_turns``: plies before a draw.
+    """
+
+    name = "scala"
+
+    def __init__(self, split_rule: str = "mover_loses", max_turns: int = 300, **unknown):
+        if unknown:
+            names = ", ".join(repr(k) for k in sorted(unknown))
+            raise ValueError(f"unknown option {names}: scala_v0 takes split_rule, max_turns")
+        if not isinstance(split_rule, str) or split_rule not in SPLIT_RULES:
+            raise ValueError(f"split_rule={split_rule!r} is not valid: expected one of {list(SPLIT_RULES)}")
+        if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) or max_turns < 1:
+            raise ValueError(f"max_turns must be an integer >= 1 (plies before a draw), got {max_turns!r}")
+        self.split_rule = split_rule
+        self.max_turns = int(max_turns)
+        self._options = {"split_rule": split_rule, "max_turns": self.max_turns}
+        self.num_players = 2
+        self.num_actions = NUM_CELLS * NUM_CELLS
+        self.observation_shape = (ROWS, COLS, NUM_CHANNELS)
+        self.observation_low, self.observation_high = 0.0, 1.0
+        self.observation_base = self._observation_base()
+
+    @staticmethod
+    def _observation_base() -> tuple[np.ndarray, np.ndarray]:
+        """Per seat, the channels that never change: 0 cells, 3 target goal, 4 defended goal."""
+        bases = []
+        for seat in (0, 1):
+            base = np.zeros((ROWS, COLS, NUM_CHANNELS), dtype=np.float32)
+            base[..., 0] = CELL_GRID
+            flat = base.reshape(-1, NUM_CHANNELS)
+            flat[GRID_INDEX[TARGET_GOAL[seat]], 3] = 1.0
+            flat[GRID_INDEX[DEFENDED_GOAL[seat]], 4] = 1.0
+            base.flags.writeable = False
+            bases.append(base)
+        return bases[0], bases[1]
+
+    def new_initial_state(self, rng: np.random.Generator) -> ScalaState:
+        return ScalaState(self, START[0], START[1], 0, rng)
+
+    def state_from_text(self, text: str, rng: np.random.Generator | None = None) -> ScalaState:
+        from sky_envs.games.scala.text import state_from_text
+
+        return state_from_text(self, text, rng)
+
+    def render_rgb(self, state: ScalaState) -> np.ndarray:
+        from sky_envs.games.scala.render import render_rgb
+
+        return render_rgb(state)

@@ -1,0 +1,226 @@
+"""Scala move generation and the connectivity (split) rule, on 88-bit masks.
+
+Everything here is a pure function of the two colour masks, so the state, the legality
+explanations and the tests share one implementation of each rule sentence.
+"""
+
+from __future__ import annotations
+
+from sky_envs.games.scala.board import ADJ, FULL, JUMPS, STEPS
+
+MOVER_LOSES, ILLEGAL = "mover_loses", "illegal"
+SPLIT_RULES = (MOVER_LOSES, ILLEGAL)
+
+# what settling the groups after a move gives
+SPLIT_OK = "ok"                       # one group, or one biggest mixed group kept
+NOTHING_LEFT = "nothing_left"         # rule 2: every group was one-coloured
+TIE = "tie"                           # rule 4: two or more biggest mixed groups
+LONE_COLOUR = "lone_colour"           # split_rule="illegal": the moved stone's group is one-coloured
+
+
+def jump_targets(start: int, occ: int, colour: int) -> int:
+    """Cells reachable from ``start`` by a chain of one or more jumps (``start`` itself included
+    when a chain can come back to it). ``occ`` holds every stone, ``start``'s included; the
+    start cell counts as empty during the chain; the goal ``colour`` defends is never entered."""
+    table = JUMPS[colour]
+    occ &= ~(1 << start)
+    free = FULL & ~occ                # empty and not yet reached
+    reach = 0
+    todo = [start]
+    while todo:
+        for over_bit, land_bit, land in table[todo.pop()]:
+            if occ & over_bit and free & land_bit:
+                free ^= land_bit
+                reach |= land_bit
+                todo.append(land)
+    return reach
+
+
+def move_targets(start: int, occ: int, colour: int) -> int:
+    """Legal end cells of the stone on ``start`` before the split rule: empty neighbours and
+    jump-chain ends, never the start cell itself nor the goal ``colour`` defends."""
+    return ((STEPS[colour][start] & ~occ) | jump_targets(start, occ, colour)) & ~(1 << start)
+
+
+def all_targets(stones: int, occ: int, colour: int) -> dict[int, int]:
+    """``move_targets`` of every stone in ``stones`` (those with at least one target).
+
+    Same result as calling ``move_targets`` per stone, computed faster by sharing the chain
+    network between stones: chains run through empty cells, and a jump a -> b over a stone
+    can be made back b -> a, so the empty cells fall into components of an undirected "jump
+    graph". A stone on s reaches exactly the components of its first landings: emptying s
+    adds s to the graph (joined only to those landings) and removes the jumps over s, but
+    a jump moves two rows or columns at a time, so every cell a chain from s visits differs
+    from s by even offsets, while the two ends of a jump over s are neighbours of s. The
+    removed jumps therefore never touch the components s reaches.
+    """
+    table, steps = JUMPS[colour], STEPS[colour]
+    free = FULL & ~occ
+    comps: list[int] = []
+    out = {}
+    while stones:
+        low = stones & -stones
+        start = low.bit_length() - 1
+        stones ^= low
+        reach = 0
+        for over_bit, land_bit, land in table[start]:
+            if occ & over_bit and free & land_bit and not reach & land_bit:
+                for comp in comps:
+                    if comp & land_bit:
+                        break
+                else:
+                    comp = _jump_component(land, occ, table)
+                    comps.append(comp)
+                reach |= comp
+        targets = ((steps[start] & ~occ) | reach) & ~low
+        if targets:
+            out[start] = targets
+    return out
+
+
+def _jump_component(cell: int, occ: int, table) -> int:
+    """The empty cells joined to the empty ``cell`` by jumps over the stones ``occ``."""
+    free = FULL & ~occ & ~(1 << cell)
+    comp = 1 << cell
+    todo = [cell]
+    while todo:
+        for over_bit, land_bit, land in table[todo.pop()]:
+            if occ & over_bit and free & land_bit:
+                free ^= land_bit
+                comp |= land_bit
+                todo.append(land)
+    return comp
+
+
+def components(occ: int) -> list[int]:
+    """The 8-connected groups of the stones in ``occ``, as masks."""
+    groups = []
+    rest = occ
+    while rest:
+        group = frontier = rest & -rest
+        while frontier:
+            grown = 0
+            while frontier:
+                low = frontier & -frontier
+                grown |= ADJ[low.bit_length() - 1]
+                frontier ^= low
+            frontier = grown & rest & ~group
+            group |= frontier
+        groups.append(group)
+        rest &= ~group
+    return groups
+
+
+def settle(groups: list[int], blue: int, red: int) -> tuple[str, int]:
+    """Rules 1-4 of the seed text on the groups of a board with two or more groups.
+
+    Returns ``(outcome, kept)``: the stones that stay (all groups tied for biggest on a tie,
+    nothing when only one-coloured groups were left) and ``SPLIT_OK``, ``NOTHING_LEFT`` or ``TIE``.
+    """
+    mixed = [g for g in groups if g & blue and g & red]
+    if not mixed:
+        return NOTHING_LEFT, 0
+    biggest = max(g.bit_count() for g in mixed)
+    kept = [g for g in mixed if g.bit_count() == biggest]
+    keep = 0
+    for g in kept:
+        keep |= g
+    return (SPLIT_OK if len(kept) == 1 else TIE), keep
+
+
+def outcome_with_rule(groups: list[int], moved_group: int, blue: int, red: int, rule: str) -> tuple[str, int]:
+    """The split outcome of a board with two or more groups under ``rule``; ``moved_group`` is
+    the group holding the moved stone. Returns ``(outcome, kept stones)``."""
+    outcome, keep = settle(groups, blue, red)
+    if rule == MOVER_LOSES or outcome != SPLIT_OK:
+        return outcome, keep
+    if not (moved_group & blue and moved_group & red):
+        return LONE_COLOUR, moved_group
+    return SPLIT_OK, moved_group
+
+
+def after_move(blue: int, red: int, colour: int, start: int, end: int, rule: str,
+               connected_before: bool) -> tuple[int, int, str]:
+    """Move the stone and settle the groups. Returns the new masks and the outcome
+    (``SPLIT_OK`` when the board is one group). Under ``split_rule="illegal"`` a non-OK
+    outcome means the move is illegal; the masks are then those rules 1-4 would leave."""
+    move = (1 << start) | (1 << end)
+    if colour == 0:
+        blue ^= move
+    else:
+        red ^= move
+    occ = blue | red
+    end_bit = 1 << end
+    if connected_before and ADJ[end] & occ & ~end_bit and not cuts(start, occ & ~end_bit):
+        return blue, red, SPLIT_OK
+    groups = components(occ)
+    if len(groups) == 1:
+        return blue, red, SPLIT_OK
+    moved_group = next(g for g in groups if g & end_bit)
+    outcome, keep = outcome_with_rule(groups, moved_group, blue, red, rule)
+    return blue & keep, red & keep, outcome
+
+
+def cuts(cell: int, occ: int) -> bool:
+    """Whether the stones ``occ`` (``cell`` already emptied, and connected with it) might fall
+    apart without ``cell``: False when the stones around ``cell`` stay linked among themselves,
+    which is enough for the rest to stay connected. True means "check with ``components``"."""
+    ring = ADJ[cell] & occ
+    if not ring:
+        return True
+    group = frontier = ring & -ring
+    while frontier:
+        grown = 0
+        while frontier:
+            low = frontier & -frontier
+            grown |= ADJ[low.bit_length() - 1]
+            frontier ^= low
+        frontier = grown & ring & ~group
+        group |= frontier
+    return group != ring
+
+
+def split_legal_targets(start: int, targets: int, blue: int, red: int, colour: int) -> int:
+    """Under ``split_rule="illegal"``: the subset of ``targets`` that do not break the split rule."""
+    start_bit = 1 << start
+    if colour == 0:
+        blue &= ~start_bit
+    else:
+        red &= ~start_bit
+    rest = blue | red                      # the board without the moving stone
+    groups = components(rest)
+    if len(groups) == 1:
+        # the rest holds together: a target touching it keeps one group; a lone target would
+        # strand the moved stone in a one-coloured group (or, with only one colour left on the
+        # board, leave nothing mixed): illegal either way
+        legal = 0
+        t = targets
+        while t:
+            low = t & -t
+            if ADJ[low.bit_length() - 1] & rest:
+                legal |= low
+            t ^= low
+        return legal
+    legal = 0
+    t = targets
+    while t:
+        low = t & -t
+        end = low.bit_length() - 1
+        touch = ADJ[end]
+        moved_group = low
+        others = []
+        for g in groups:
+            if g & touch:
+                moved_group |= g
+            else:
+                others.append(g)
+        if others:
+            b = blue | low if colour == 0 else blue
+            r = red | low if colour == 1 else red
+            outcome, _ = outcome_with_rule(others + [moved_group], moved_group, b, r, ILLEGAL)
+            if outcome == SPLIT_OK:
+                legal |= low
+        else:
+            legal |= low
+        t ^= low
+    return legal

@@ -1,0 +1,227 @@
+"""A Scala position: two 88-bit stone masks, the player to move, and how the game ended."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from sky_envs.core.state import GameState
+from sky_envs.games.scala.board import (
+    CELL_NAMES,
+    COLOUR_NAMES,
+    DEFENDED_GOAL,
+    GRID_INDEX,
+    NUM_CELLS,
+    STONE_LETTERS,
+    TARGET_GOAL,
+)
+from sky_envs.games.scala.rules import (
+    ILLEGAL,
+    LONE_COLOUR,
+    NOTHING_LEFT,
+    SPLIT_OK,
+    TIE,
+    after_move,
+    all_targets,
+    components,
+    jump_targets,
+    move_targets,
+    split_legal_targets,
+)
+
+# how a finished game ended (``info()["end"]``)
+END_GOAL = "goal"              # the winner's stone reached the goal it attacks
+END_SPLIT = "split"            # the loser's move left no mixed group or tied biggest groups
+END_NO_MOVE = "no_move"        # the loser had no legal move
+END_MAX_TURNS = "max_turns"    # truncated: a draw
+
+_MASK_BYTES = NUM_CELLS * NUM_CELLS // 8
+
+
+class ScalaState(GameState):
+    """One position. ``stones[c]`` is the mask of colour ``c`` (0 Blue ``O`` = player_0,
+    1 Red ``X`` = player_1); bit ``i`` is cell ``i`` of the rules file's numbering.
+
+    ``to_move`` is the colour to move (kept after the end for the text: the side that would
+    move next); ``winner`` is -1 until someone wins; ``plies`` counts the moves made since the
+    initial or loaded position. ``split_winner`` (position text only) marks a game that has
+    already ended by the split rule, which the board alone does not show.
+    """
+
+    def __init__(self, game, blue: int, red: int, to_move: int, rng: np.random.Generator | None,
+                 split_winner: int = -1):
+        self.game = game
+        self.stones = (blue, red)
+        self.to_move = to_move
+        self.rng = rng if rng is not None else np.random.default_rng()
+        self.plies = 0
+        self.winner = -1
+        self.end = ""
+        self.last_move: tuple[int, int] | None = None
+        self.current_player = -1
+        self._targets: dict[int, int] = {}
+        self._mask: np.ndarray | None = None
+        occ = blue | red
+        self.connected = len(components(occ)) <= 1
+        if split_winner >= 0:
+            self._finish(split_winner, END_SPLIT)
+            return
+        for colour in (0, 1):
+            if self.stones[colour] >> TARGET_GOAL[colour] & 1:
+                self._finish(colour, END_GOAL)
+                return
+        self._start_turn(to_move)
+
+    # ------------------------------------------------------------------ clone
+    def clone(self) -> ScalaState:
+        twin = copy.copy(self)
+        twin.rng = copy.deepcopy(self.rng)
+        return twin  # masks are ints, the legal mask is read-only and replaced, never edited
+
+    # ------------------------------------------------------------------ rules
+    def targets(self, start: int) -> int:
+        """Mask of the legal end cells of the stone on ``start`` for the player to move."""
+        return self._targets.get(start, 0)
+
+    def _legal_targets(self, colour: int) -> dict[int, int]:
+        blue, red = self.stones
+        occ = blue | red
+        illegal_rule = self.game.split_rule == ILLEGAL
+        out = all_targets(self.stones[colour], occ, colour)
+        if illegal_rule:
+            out = {start: legal for start, ends in out.items()
+                   if (legal := split_legal_targets(start, ends, blue, red, colour))}
+        return out
+
+    def _start_turn(self, colour: int) -> None:
+        self.to_move = colour
+        targets = self._legal_targets(colour)
+        if not targets:
+            self._finish(1 - colour, END_NO_MOVE)
+            return
+        packed = 0
+        for start, ends in targets.items():
+            packed |= ends << (NUM_CELLS * start)
+        mask = np.unpackbits(np.frombuffer(packed.to_bytes(_MASK_BYTES, "little"), dtype=np.uint8),
+                             bitorder="little").view(bool)
+        mask.flags.writeable = False
+        self._targets, self._mask = targets, mask
+        self.current_player = colour
+
+    def _finish(self, winner: int, end: str) -> None:
+        self.winner, self.end = winner, end
+        self.current_player = -1
+        self._targets, self._mask = {}, None
+
+    def legal_mask(self) -> np.ndarray:
+        if self._mask is None:
+            self._mask = np.zeros(self.game.num_actions, dtype=bool)
+            self._mask.flags.writeable = False
+        return self._mask
+
+    def _apply(self, action: int) -> None:
+        colour = self.current_player
+        start, end = divmod(action, NUM_CELLS)
+        blue, red, outcome = after_move(*self.stones, colour, start, end, self.game.split_rule, self.connected)
+        self.stones = (blue, red)
+        self.plies += 1
+        self.last_move = (start, end)
+        self.to_move = 1 - colour
+        if outcome != SPLIT_OK:                 # rules 2 and 4 (only reachable with mover_loses)
+            self.connected = False
+            self._finish(1 - colour, END_SPLIT)
+            return
+        self.connected = True
+        if end == TARGET_GOAL[colour] and self.stones[colour] >> end & 1:
+            self._finish(colour, END_GOAL)
+        elif self.plies >= self.game.max_turns:
+            self.current_player = -1
+            self._targets, self._mask = {}, None
+            self.end = END_MAX_TURNS
+        else:
+            self._start_turn(1 - colour)
+
+    def illegal_reason(self, action: int) -> str:
+        if not 0 <= action < self.game.num_actions:
+            return f"actions are 0..{self.game.num_actions - 1}"
+        if self.current_player < 0:
+            return "the game is over"
+        colour = self.current_player
+        start, end = divmod(action, NUM_CELLS)
+        s, e = CELL_NAMES[start], CELL_NAMES[end]
+        me = f"{COLOUR_NAMES[colour]} ({STONE_LETTERS[colour]})"
+        blue, red = self.stones
+        occ = blue | red
+        if not self.stones[colour] >> start & 1:
+            if self.stones[1 - colour] >> start & 1:
+                return f"the stone on {s} is {COLOUR_NAMES[1 - colour]}'s; player_{colour} moves {me} stones"
+            return f"there is no stone on {s}"
+        if start == end:
+            return "a move must end on another cell than it starts from"
+        if occ >> end & 1:
+            return f"{e} is occupied: a stone steps or jumps only onto an empty cell"
+        if end == DEFENDED_GOAL[colour]:
+            return f"{e} is the goal {me} defends: its stones may never enter it"
+        if not move_targets(start, occ, colour) >> end & 1:
+            return (f"{e} is neither an empty neighbour of {s} nor the end of a chain of jumps from {s} "
+                    f"(each jump goes over an adjacent stone to the empty cell right behind it)")
+        _, _, outcome = after_move(blue, red, colour, start, end, "illegal", self.connected)
+        why = {
+            NOTHING_LEFT: "only one-coloured groups, which would all be removed (rule 2)",
+            TIE: "two or more mixed groups tied for biggest (rule 4)",
+            LONE_COLOUR: "the moved stone in a one-coloured group",
+        }.get(outcome, "an illegal split")
+        return f"with split_rule='illegal' a move may not split the stones into {why}"
+
+    def action_to_string(self, action: int) -> str:
+        start, end = divmod(int(action), NUM_CELLS)
+        kind = ""
+        if self.current_player >= 0 and self.stones[self.current_player] >> start & 1:
+            occ = self.stones[0] | self.stones[1]
+            if jump_targets(start, occ, self.current_player) >> end & 1:
+                kind = " (jump)"
+        return f"{CELL_NAMES[start]}-{CELL_NAMES[end]}{kind}"
+
+    # ------------------------------------------------------------------ end
+    def is_terminal(self) -> bool:
+        return self.winner >= 0
+
+    def is_truncated(self) -> bool:
+        return self.end == END_MAX_TURNS
+
+    def returns(self) -> np.ndarray:
+        out = np.zeros(2)
+        if self.winner >= 0:
+            out[:] = -1.0
+            out[self.winner] = 1.0
+        return out
+
+    def info(self) -> dict:
+        info = {"stones": [self.stones[0].bit_count(), self.stones[1].bit_count()], "plies": self.plies}
+        if self.end:
+            info["end"] = self.end
+            info["winners"] = [self.winner] if self.winner >= 0 else []
+        return info
+
+    # ------------------------------------------------------------ observation
+    def observation(self, seat: int) -> np.ndarray:
+        """``(14, 11, 5)`` float32, row 14 first, columns a..k (see ``scala_v0``)."""
+        obs = self.game.observation_base[seat].copy()
+        flat = obs.reshape(-1, 5)
+        packed = np.frombuffer(self.stones[seat].to_bytes(11, "little") + self.stones[1 - seat].to_bytes(11, "little"),
+                               dtype=np.uint8)
+        bits = np.unpackbits(packed, bitorder="little").reshape(2, NUM_CELLS).T
+        flat[GRID_INDEX, 1:3] = bits
+        return obs
+
+    # ------------------------------------------------------------------ text
+    def to_text(self) -> str:
+        from sky_envs.games.scala.text import state_to_text
+
+        return state_to_text(self)
+
+    def render_text(self) -> str:
+        from sky_envs.games.scala.text import render_board
+
+        return render_board(self)

@@ -18,6 +18,7 @@ __version__ = "0.1.0"
 _BUILTIN_GAMES = {
     "sky_scrapers_v0": "sky_envs.games.sky_scrapers:SkyScrapersGame",
     "scala_v0": "sky_envs.games.scala:ScalaGame",
+    "skybridge_v0": "sky_envs.games.skybridge:SkybridgeGame",
 }
 for _env_id, _factory in _BUILTIN_GAMES.items():
     register(_env_id, _factory, overwrite=True)

@@ -1,0 +1,411 @@
+"""Skybridge positions: legal placements, applying them, the end and scoring.
+
+A position is fully described by its towers (piece codes bottom to top, see ``pieces.py``),
+the supplies and the seat to move; everything else is derived and kept incrementally:
+``heights``, the top piece's colour and kind, ``occ[i][c]``, a bit mask of the storey
+levels occupied by colour ``c`` on foundation ``i`` (bit L = the span [L, L + 1); a roof at
+base b occupies bit b), and ``near[i][c]``, the OR of ``occ[j][c]`` over the neighbours j of
+``i``, which makes the classic "never touch" rule one shift and one ``&``. The observation
+features (``observation.py``) are kept up to date the same way.
+The turn counter of ``max_turns`` is the number of pieces on the board (each turn places
+exactly one), so a position text determines the state completely.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from sky_envs.core.state import GameState
+from sky_envs.games.skybridge.observation import (
+    F_BRIDGES, F_HEIGHT, F_LOWEST, F_ONE, F_ROOFED, F_STOREYS, NUM_FEATURES, TOP_ROWS,
+)
+from sky_envs.games.skybridge.pieces import (
+    BRIDGE, EMPTY, KIND_NAMES, OPPOSITE, ROOF, SHORT, SUP_B, SUP_R, SUP_S, SUP_T, TALL,
+)
+
+_SUP_OF_KIND = {TALL: SUP_T, SHORT: SUP_S, ROOF: SUP_R, BRIDGE: SUP_B}
+
+
+class SkybridgeState(GameState):
+    """One Skybridge position (see the module docstring for the representation).
+
+    ``features`` is the ``(rows, cols, NUM_FEATURES)`` table of absolute observation features
+    (see ``observation.py``), kept up to date by every placement.
+    """
+
+    def __init__(self, game, stacks: list[list[int]], supply: list[list[list[int]]], to_move: int,
+                 rng: np.random.Generator | None):
+        self.game = game
+        self.rng = rng if rng is not None else np.random.default_rng()
+        self.stacks = stacks
+        self.supply = supply          # supply[seat][slot] = [T, S, B, R]
+        B = game.num_foundations
+        self.heights = [0] * B
+        self.top_colour = [-1] * B
+        self.top_kind = [EMPTY] * B
+        self.occ = [[0, 0, 0, 0] for _ in range(B)]
+        self.near = [[0, 0, 0, 0] for _ in range(B)]   # OR of occ over the neighbours
+        self.features = np.zeros((game.rows, game.cols, NUM_FEATURES), dtype=np.float32)
+        self._flat = self.features.reshape(B, NUM_FEATURES)
+        self._flat[:, F_ONE] = 1
+        self.obs_matrix = game.obs_matrix.copy()
+        for seat, slots in enumerate(supply):
+            for slot, sup in enumerate(slots):
+                self.obs_matrix[seat, F_ONE, 26 + slot * 4:30 + slot * 4] = sup
+        self._low = -1
+        self._lowest = self._flat[:, F_LOWEST]
+        self.pieces_on_board = 0
+        for i, stack in enumerate(stacks):
+            for piece in stack:
+                self._stack(i, piece >> 3, piece & 7)
+                if (piece & 7) < BRIDGE or (piece & 7) - BRIDGE in (1, 2):  # a bridge counts once
+                    self.pieces_on_board += 1
+        self._open = [i for i in range(B) if self.top_kind[i] != ROOF]
+        self.finished = False
+        self.to_move = to_move
+        self.current_player = -1
+        self._mask: np.ndarray | None = None
+        self._start_turn(to_move)
+
+    def clone(self) -> SkybridgeState:
+        twin = copy.copy(self)
+        twin.stacks = [s[:] for s in self.stacks]
+        twin.supply = [[s[:] for s in seat] for seat in self.supply]
+        twin.heights = self.heights[:]
+        twin.top_colour = self.top_colour[:]
+        twin.top_kind = self.top_kind[:]
+        twin.occ = [o[:] for o in self.occ]
+        twin.near = [o[:] for o in self.near]
+        twin.features = self.features.copy()
+        twin._flat = twin.features.reshape(self.game.num_foundations, NUM_FEATURES)
+        twin._lowest = twin._flat[:, F_LOWEST]
+        twin._open = self._open[:]
+        twin.obs_matrix = self.obs_matrix.copy()
+        bit_generator = self.rng.bit_generator
+        twin_bits = type(bit_generator)(0)
+        twin_bits.state = bit_generator.state
+        twin.rng = np.random.Generator(twin_bits)
+        return twin
+
+    def __getstate__(self) -> dict:
+        """Pickle / deepcopy without the views into ``features`` (rebuilt on load)."""
+        state = self.__dict__.copy()
+        del state["_flat"], state["_lowest"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._flat = self.features.reshape(self.game.num_foundations, NUM_FEATURES)
+        self._lowest = self._flat[:, F_LOWEST]
+
+    # ------------------------------------------------------------ placement
+    def _stack(self, i: int, colour: int, kind: int) -> None:
+        """Put a piece on top of tower ``i`` and update the derived tables."""
+        base = self.heights[i]
+        storeys = 1 if kind >= BRIDGE else 3 if kind == TALL else 2 if kind == SHORT else 0
+        span = ((1 << max(storeys, 1)) - 1) << base
+        self.occ[i][colour] |= span
+        near = self.near
+        for j in self.game.neighbours[i]:
+            near[j][colour] |= span
+        self.heights[i] = base + storeys
+        self.top_colour[i] = colour
+        self.top_kind[i] = kind
+        flat = self._flat
+        flat[i, F_ROOFED:F_BRIDGES] = TOP_ROWS[colour * 8 + kind]
+        flat[i, F_HEIGHT] = base + storeys
+        if storeys:
+            flat[i, F_STOREYS + colour] += storeys
+        if kind >= BRIDGE:
+            flat[i, F_BRIDGES + colour * 4 + kind - BRIDGE] += 1
+
+    def lowest_level(self) -> int | None:
+        """The minimum height over open towers (None when every tower is roofed)."""
+        heights = [h for h, k in zip(self.heights, self.top_kind) if k != ROOF]
+        return min(heights) if heights else None
+
+    def fits(self, colour: int, i: int, storeys: int) -> bool:
+        """The own-colour rule for a piece of ``colour`` spanning ``storeys`` on top of tower ``i``.
+
+        seed: not directly on a piece of its own colour. classic: also no piece of its colour on
+        an adjacent foundation whose vertical span overlaps [h, h + storeys) (a roof: storeys 1).
+        """
+        if self.top_colour[i] == colour:
+            return False
+        if self.game.classic:
+            return not (self.near[i][colour] >> self.heights[i]) & ((1 << storeys) - 1)
+        return True
+
+    def _lowest_fitting(self, colour: int, order: list[int], storeys: int) -> list[int]:
+        """classic: towers of ``order`` (open, by height) at the lowest height where the
+        own-colour rule allows a piece of ``colour`` spanning ``storeys``."""
+        heights, colours, near = self.heights, self.top_colour, self.near
+        bits = (1 << storeys) - 1
+        found: list[int] = []
+        m = -1
+        for i in order:
+            h = heights[i]
+            if found and h > m:
+                break
+            if colours[i] != colour and not (near[i][colour] >> h) & bits:
+                found.append(i)
+                m = h
+        return found
+
+    def _seat_actions(self, seat: int) -> list[int]:
+        """Every legal action of ``seat`` (empty when it cannot place)."""
+        game = self.game
+        B = game.num_foundations
+        heights, kinds, colours = self.heights, self.top_kind, self.top_colour
+        order = self._order
+        if not order:
+            return []
+        low = heights[order[0]]
+        seed = not game.classic
+        actions: list[int] = []
+        bridge_edges = None
+        for slot, colour in enumerate(game.slot_colour[seat]):
+            n_tall, n_short, n_bridges, n_roofs = self.supply[seat][slot]
+            base = slot * game.slot_size
+            if seed and (n_tall or n_short):
+                targets = []
+                m = -1
+                for i in order:  # the lowest towers whose top is not of this colour
+                    if targets and heights[i] > m:
+                        break
+                    if colours[i] != colour:
+                        targets.append(i)
+                        m = heights[i]
+                if not targets:  # the fallback: any open tower of the lowest height
+                    targets = [i for i in order if heights[i] == low]
+                if n_tall:
+                    actions += [base + i for i in targets]
+                if n_short:
+                    actions += [base + B + i for i in targets]
+            else:
+                if n_tall:
+                    actions += [base + i for i in self._lowest_fitting(colour, order, 3)]
+                if n_short:
+                    actions += [base + B + i for i in self._lowest_fitting(colour, order, 2)]
+            if n_roofs:
+                offset = base + 2 * B
+                if seed:
+                    actions += [offset + i for i in order if heights[i] and colours[i] != colour]
+                else:
+                    actions += [offset + i for i in order if heights[i] and self.fits(colour, i, 1)]
+            if n_bridges:
+                if bridge_edges is None:
+                    bridge_edges = self._bridge_edges(low)
+                offset = base + 3 * B
+                actions += [offset + e for e, a, b in bridge_edges if self.fits(colour, a, 1) and self.fits(colour, b, 1)]
+        return actions
+
+    def _bridge_edges(self, low: int) -> list[tuple[int, int, int]]:
+        """Edges where a bridge of some colour may go: equal heights >= 1, both tops blocks
+        (open, not bridges); seed: at the lowest level and with different top colours."""
+        heights, kinds, colours = self.heights, self.top_kind, self.top_colour
+        seed = not self.game.classic
+        out = []
+        if seed and low == 0:  # an empty foundation: the lowest level is the bare board
+            return out
+        for e, a, b in self.game.edge_list:
+            h = heights[a]
+            if h == 0 or heights[b] != h or kinds[a] > SHORT or kinds[b] > SHORT:
+                continue
+            if seed and (h != low or colours[a] == colours[b]):
+                continue
+            out.append((e, a, b))
+        return out
+
+    def legal_mask(self) -> np.ndarray:
+        if self._mask is None:
+            self._mask = np.zeros(self.game.num_actions, dtype=bool)
+            self._mask.flags.writeable = False
+        return self._mask
+
+    def _start_turn(self, seat: int, changed: tuple[int, ...] | None = None) -> None:
+        """Hand the turn to ``seat`` or the first seat after it that can place.
+
+        ``changed``: the towers the last placement went on (None: recompute everything).
+        """
+        P = self.num_players
+        heights = self.heights
+        order = self._order = sorted(self._open, key=heights.__getitem__)
+        low = heights[order[0]] if order else -1
+        lowest = self._lowest
+        if changed is not None and low == self._low:  # the changed towers left the lowest level
+            for i in changed:
+                lowest[i] = 0
+        else:
+            lowest[:] = 0
+            for i in order:
+                if heights[i] != low:
+                    break
+                lowest[i] = 1
+        self._low = low
+        actions: list[int] = []
+        for k in range(P):
+            actions = self._seat_actions((seat + k) % P)
+            if actions:
+                seat = (seat + k) % P
+                break
+        self.to_move = seat
+        if not actions:
+            self.finished = True
+            self.current_player, self._mask = -1, None
+        elif self.pieces_on_board >= self.game.max_turns:
+            self.current_player, self._mask = -1, None
+        else:
+            mask = np.zeros(self.game.num_actions, dtype=bool)
+            mask[actions] = True
+            mask.flags.writeable = False
+            self.current_player, self._mask = seat, mask
+
+    def decode(self, action: int) -> tuple[int, int, int]:
+        """``action`` -> (slot, kind, target): target is a foundation, or an edge for a bridge."""
+        B = self.game.num_foundations
+        slot, rest = divmod(int(action), self.game.slot_size)
+        if rest < 3 * B:
+            kind_index, target = divmod(rest, B)
+            return slot, (TALL, SHORT, ROOF)[kind_index], target
+        return slot, BRIDGE, rest - 3 * B
+
+    def _apply(self, action: int) -> None:
+        seat = self.current_player
+        game = self.game
+        B = game.num_foundations
+        slot, rest = divmod(action, game.slot_size)
+        if rest < 3 * B:
+            kind_index, target = divmod(rest, B)
+            kind = (TALL, SHORT, ROOF)[kind_index]
+        else:
+            kind, target = BRIDGE, rest - 3 * B
+        colour = self.game.slot_colour[seat][slot]
+        sup = self.supply[seat][slot]
+        if kind == BRIDGE:
+            a, b, d = self.game.edges[target]
+            self.stacks[a].append(colour * 8 + BRIDGE + d)
+            self.stacks[b].append(colour * 8 + BRIDGE + OPPOSITE[d])
+            self._stack(a, colour, BRIDGE + d)
+            self._stack(b, colour, BRIDGE + OPPOSITE[d])
+            sup[SUP_B] -= 1
+        else:
+            self.stacks[target].append(colour * 8 + kind)
+            self._stack(target, colour, kind)
+            if kind == ROOF:
+                self._open.remove(target)
+            sup[SUP_T if kind == TALL else SUP_S if kind == SHORT else SUP_R] -= 1
+        self.obs_matrix[seat, F_ONE, 26 + slot * 4 + _SUP_OF_KIND[kind]] -= 1
+        self.pieces_on_board += 1
+        self._start_turn((seat + 1) % self.num_players, (a, b) if kind == BRIDGE else (target,))
+
+    # ---------------------------------------------------------- explanations
+    def where(self, i: int) -> str:
+        return f"({i // self.game.cols},{i % self.game.cols})"
+
+    def action_to_string(self, action: int) -> str:
+        slot, kind, target = self.decode(action)
+        seat = self.current_player if self.current_player >= 0 else self.to_move
+        colours = self.game.slot_colour[seat]
+        colour = f"colour {colours[slot]}" if slot < len(colours) else f"slot {slot}"
+        if kind == BRIDGE:
+            a, b, _ = self.game.edges[target]
+            return f"{colour} bridge on {self.where(a)}-{self.where(b)}"
+        return f"{colour} {KIND_NAMES[kind]} on {self.where(target)}"
+
+    def illegal_reason(self, action: int) -> str:
+        from sky_envs.games.skybridge.explain import illegal_reason
+
+        return illegal_reason(self, int(action))
+
+    # ------------------------------------------------------------------ end
+    def is_terminal(self) -> bool:
+        return self.finished
+
+    def is_truncated(self) -> bool:
+        return not self.finished and self.pieces_on_board >= self.game.max_turns
+
+    def scores(self) -> list[int]:
+        """Points per seat by the variant's scoring, for the position as it stands."""
+        game = self.game
+        seat_of = game.colour_seat
+        out = [0] * self.num_players
+        heights, kinds, colours = self.heights, self.top_kind, self.top_colour
+        if not game.classic:
+            for i, kind in enumerate(kinds):
+                if kind == EMPTY or seat_of[colours[i]] < 0:
+                    continue
+                points = heights[i]
+                if kind >= BRIDGE:
+                    j = game.neighbour_at[i][kind - BRIDGE]
+                    if kinds[j] == BRIDGE + OPPOSITE[kind - BRIDGE]:  # the whole bridge is still on top
+                        points *= 2
+                out[seat_of[colours[i]]] += points
+            return out
+        roofer = [seat_of[colours[i]] if kinds[i] == ROOF else -1 for i in range(len(kinds))]
+        for i, seat in enumerate(roofer):
+            if seat >= 0:
+                out[seat] += heights[i]
+        for a, stack in enumerate(self.stacks):
+            for piece in stack:
+                kind = piece & 7
+                if kind - BRIDGE not in (1, 2):  # each bridge once, from its west / north end
+                    continue
+                seat = seat_of[piece >> 3]
+                if seat < 0:
+                    continue
+                b = game.neighbour_at[a][kind - BRIDGE]
+                roofed_a, roofed_b = roofer[a] == seat, roofer[b] == seat
+                if roofed_a and roofed_b:
+                    out[seat] += heights[a] + heights[b]
+                elif roofed_a:
+                    out[seat] += heights[b]
+                elif roofed_b:
+                    out[seat] += heights[a]
+        return out
+
+    def winners(self) -> list[int]:
+        scores = self.scores()
+        best = max(scores)
+        return [s for s, v in enumerate(scores) if v == best]
+
+    def returns(self) -> np.ndarray:
+        P = self.num_players
+        out = np.zeros(P)
+        if not self.finished:
+            return out
+        scores = self.scores()
+        if self.game.reward == "score":
+            total = sum(scores)
+            for s in range(P):
+                out[s] = scores[s] - (total - scores[s]) / (P - 1)
+            return out
+        winners = self.winners()
+        if len(winners) < P:
+            out[:] = -1.0
+            out[winners] = 1.0
+        return out
+
+    def info(self) -> dict:
+        info = {"scores": self.scores(), "colours": [list(c) for c in self.game.slot_colour]}
+        if self.finished:
+            info["winners"] = self.winners()
+        return info
+
+    # ------------------------------------------------------------ observation
+    def observation(self, seat: int) -> np.ndarray:
+        """See ``observation.py``: the absolute feature table times the seat's matrix."""
+        return self.features @ self.obs_matrix[seat]
+
+    # ------------------------------------------------------------------ text
+    def to_text(self) -> str:
+        from sky_envs.games.skybridge.text import state_to_text
+
+        return state_to_text(self)
+
+    def render_text(self) -> str:
+        from sky_envs.games.skybridge.text import render_board
+
+        return render_board(self)

@@ -19,6 +19,8 @@ _BUILTIN_GAMES = {
     "sky_scrapers_v0": "sky_envs.games.sky_scrapers:SkyScrapersGame",
     "scala_v0": "sky_envs.games.scala:ScalaGame",
     "skybridge_v0": "sky_envs.games.skybridge:SkybridgeGame",
+    "highrise_heist_v0": "sky_envs.games.highrise_heist:HighriseHeistGame",
+    "golden_rush_v0": "sky_envs.games.highrise_heist:GoldenRushGame",
 }
 for _env_id, _factory in _BUILTIN_GAMES.items():
     register(_env_id, _factory, overwrite=True)

@@ -1,0 +1,96 @@
+"""The two configurations: Highrise Heist (2 seats) and Golden Rush (4 seats).
+
+Both share the action layout, the position text, the renderers and the rules core in
+:mod:`~sky_envs.games.highrise_heist.state`; each picks its state class and options.
+Documentation: ``sky_envs/highrise_heist_v0.py`` and ``sky_envs/golden_rush_v0.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sky_envs.core.state import Game
+from sky_envs.games.highrise_heist.heist import COLOUR_LETTERS, HeistState
+from sky_envs.games.highrise_heist.heist import NUM_STANDS as HEIST_STANDS
+from sky_envs.games.highrise_heist.layout import ActionLayout
+from sky_envs.games.highrise_heist.observation import HEIST_CHANNELS, RUSH_CHANNELS
+from sky_envs.games.highrise_heist.rush import NUM_STANDS as RUSH_STANDS
+from sky_envs.games.highrise_heist.rush import RushState
+from sky_envs.games.highrise_heist.state import HEIGHT, PLACE, TRANSFER
+
+MODES = ("ffa", "teams")
+REWARDS = ("win", "score")
+
+
+def _max_turns(value) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"max_turns must be an integer >= 1 (a number of turns), got {value!r}")
+    return int(value)
+
+
+def _choice(name: str, value, allowed) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name}={value!r} is not valid: expected one of {list(allowed)}")
+    return value
+
+
+class _StandsGame(Game):
+    """What both modes share: stands of 11 levels, the layout, text and pictures."""
+
+    num_stands: int
+    letters: str
+    layout: ActionLayout
+
+    def state_from_text(self, text: str, rng: np.random.Generator | None = None):
+        from sky_envs.games.highrise_heist.text import state_from_text
+
+        return state_from_text(self, text, rng)
+
+    def render_rgb(self, state) -> np.ndarray:
+        from sky_envs.games.highrise_heist.render import render_rgb
+
+        return render_rgb(state)
+
+    def _empty(self) -> list[list[int]]:
+        return [[] for _ in range(self.num_stands)]
+
+
+class HighriseHeistGame(_StandsGame):
+    """Highrise Heist for 2 seats; options: ``max_turns`` (default 200 turns)."""
+
+    name = "highrise_heist"
+    num_stands = HEIST_STANDS
+    letters = COLOUR_LETTERS
+
+    def __init__(self, max_turns: int = 200):
+        self.max_turns = _max_turns(max_turns)
+        self._options = {"max_turns": self.max_turns}
+        self.num_players = 2
+        self.layout = ActionLayout(HEIST_STANDS, swap=True)
+        self.num_actions = self.layout.size  # 267
+        self.observation_shape = (HEIST_STANDS, HEIGHT, HEIST_CHANNELS)
+
+    def new_initial_state(self, rng: np.random.Generator) -> HeistState:
+        return HeistState(self, self._empty(), 0, PLACE, False, rng)
+
+
+class GoldenRushGame(_StandsGame):
+    """Golden Rush for 4 seats; options ``mode`` ("ffa" | "teams"), ``reward`` ("win" |
+    "score") and ``max_turns`` (default 300 turns)."""
+
+    name = "golden_rush"
+    num_stands = RUSH_STANDS
+    letters = "0123"
+
+    def __init__(self, mode: str = "ffa", reward: str = "win", max_turns: int = 300):
+        self.mode = _choice("mode", mode, MODES)
+        self.reward = _choice("reward", reward, REWARDS)
+        self.max_turns = _max_turns(max_turns)
+        self._options = {"mode": self.mode, "reward": self.reward, "max_turns": self.max_turns}
+        self.num_players = 4
+        self.layout = ActionLayout(RUSH_STANDS, swap=False)
+        self.num_actions = self.layout.size  # 217
+        self.observation_shape = (RUSH_STANDS, HEIGHT, RUSH_CHANNELS)
+
+    def new_initial_state(self, rng: np.random.Generator) -> RushState:
+        return RushState(self, self._empty(), 0, TRANSFER, False, [], rng)

@@ -1,0 +1,383 @@
+"""The rules core both modes share: stands, top groups, the two-phase turn, legal masks.
+
+A position is a list of stands, each a Python list of block colours from bottom to top,
+plus the turn counter, the phase and the ``closed_this_turn`` flag. A stand is closed
+exactly when it holds 11 blocks (the capacities of both modes make that an invariant).
+
+Every turn is two decisions by the seat ``turn % num_players``: the transfer phase
+(a transfer, "no transfer", or the 2-seat swap) and then the placement phase, skipped
+when no placement is legal. The mode-specific rules are a handful of hooks that
+:class:`~sky_envs.games.highrise_heist.heist.HeistState` and
+:class:`~sky_envs.games.highrise_heist.rush.RushState` fill in: how high a transfer
+or a placement may build each stand, what closing a stand triggers, when the game is
+decided, who owns a closed stand, and the rewards.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from sky_envs.core.state import GameState
+
+TRANSFER, PLACE = 0, 1
+PHASES = ("transfer", "place")
+HEIGHT = 11  # blocks in a closed stand (a finished highrise)
+
+
+_PADS = [[-1] * n for n in range(HEIGHT + 1)]
+
+
+def cells_array(stands: list[list[int]]) -> np.ndarray:
+    """``(stands, 11)`` array of block colours by level, -1 above the top."""
+    return np.array([column + _PADS[HEIGHT - len(column)] for column in stands], dtype=np.intp)
+
+
+def top_group(column: list[int]) -> tuple[int, int]:
+    """(colour, size) of the maximal same-coloured run at the top; (-1, 0) when empty."""
+    if not column:
+        return -1, 0
+    colour = column[-1]
+    size = 1
+    i = len(column) - 2
+    while i >= 0 and column[i] == colour:
+        size += 1
+        i -= 1
+    return colour, size
+
+
+class StackState(GameState):
+    """One position of either mode; see the module docstring. Mode subclasses add hooks."""
+
+    def __init__(self, game, stands: list[list[int]], turn: int, phase: int, closed_this_turn: bool,
+                 rng: np.random.Generator | None):
+        self.game = game
+        self.stands = stands
+        # caches kept in step with ``stands`` (the hot path reads them, the tests check them):
+        # the top group size of every stand, and the blocks as an array padded with -1
+        self.groups = [top_group(column)[1] for column in stands]
+        self.cells = cells_array(stands)
+        self.turn = turn
+        self.phase = phase
+        self.closed_this_turn = closed_this_turn
+        self.rng = rng if rng is not None else np.random.default_rng()
+        self.finished = False
+        self.current_player = -1
+        self._mask: np.ndarray | None = None
+        self._settle()
+
+    # ------------------------------------------------------------ mode hooks
+    def _transfer_limits(self) -> list[list[int]]:
+        """Per group colour, per target stand: the highest stand a transfer may build."""
+        raise NotImplementedError
+
+    def _placement_limits(self) -> list[int]:
+        """Per stand: the highest it may be built by this placement (<= its height: none)."""
+        raise NotImplementedError
+
+    def _max_blocks(self) -> int:
+        """Blocks this placement may put down in total (3; 1 on the 2-seat opening turn)."""
+        return 3
+
+    def _one_closure_only(self) -> bool:
+        """True when a placement may not close two stands (the 2-seat game)."""
+        return False
+
+    def _swap_legal(self) -> bool:
+        return False
+
+    def _swap(self) -> None:
+        raise NotImplementedError
+
+    def _on_close(self) -> None:
+        """Called after a decision that closed at least one stand."""
+
+    def _decided(self) -> bool:
+        """True when the game is over by its rules."""
+        raise NotImplementedError
+
+    def owner(self, stand: int) -> int:
+        """The seat owning a closed stand (-1 while it is open)."""
+        column = self.stands[stand]
+        return column[-1] if len(column) == HEIGHT else -1
+
+    # ------------------------------------------------------------ basic facts
+    @property
+    def to_move(self) -> int:
+        """The seat whose turn it is (also written in the text once the game is over)."""
+        return self.turn % self.game.num_players
+
+    def heights(self) -> list[int]:
+        return [len(column) for column in self.stands]
+
+    def open_stands(self) -> list[int]:
+        return [s for s, column in enumerate(self.stands) if len(column) < HEIGHT]
+
+    def is_closed(self, stand: int) -> bool:
+        return len(self.stands[stand]) == HEIGHT
+
+    # ------------------------------------------------------------ turn flow
+    def _settle(self) -> None:
+        """Find the next decision: the game's end, the cut, or the mask of the phase."""
+        if self._decided():
+            self.finished = True
+            self.current_player, self._mask = -1, None
+            return
+        if self.turn >= self.game.max_turns:
+            self.current_player, self._mask = -1, None
+            return
+        if self.phase == PLACE:
+            mask = self._placement_mask()
+            if mask is None:  # no legal placement: the turn ends
+                self._end_turn()
+                return
+        else:
+            mask = self._transfer_mask()
+        mask.flags.writeable = False
+        self.current_player, self._mask = self.to_move, mask
+
+    def _end_turn(self) -> None:
+        self.turn += 1
+        self.phase = TRANSFER
+        self.closed_this_turn = False
+        self._settle()
+
+    def _apply(self, action: int) -> None:
+        layout = self.game.layout
+        if self.phase == TRANSFER:
+            if action == layout.swap:
+                self._swap()
+                self._end_turn()
+                return
+            if action < layout.no_transfer:
+                self._transfer(*divmod(action, layout.num_stands))
+            self.phase = PLACE
+            self._settle()
+        else:
+            self._place(layout.placements[action - layout.single])
+            self._end_turn()
+
+    def _transfer(self, source: int, target: int) -> None:
+        column = self.stands[source]
+        groups, cells = self.groups, self.cells
+        size = groups[source]
+        colour = column[-1]
+        height = len(column)
+        del column[-size:]
+        cells[source, height - size:height] = -1
+        groups[source] = top_group(column)[1]
+        destination = self.stands[target]
+        height = len(destination)
+        groups[target] = groups[target] + size if height and destination[-1] == colour else size
+        destination.extend([colour] * size)
+        excess = height + size - HEIGHT
+        if excess < 0:
+            cells[target, height:height + size] = colour
+            return
+        if excess > 0:  # overflow is removed from the bottom (the 2-seat game)
+            del destination[:excess]
+            if groups[target] > HEIGHT:
+                groups[target] = HEIGHT
+        cells[target] = destination
+        self.closed_this_turn = True
+        self._on_close()
+
+    def _place(self, parts: tuple[tuple[int, int], ...]) -> None:
+        colour = self.to_move
+        groups, cells = self.groups, self.cells
+        closed = False
+        for stand, count in parts:
+            column = self.stands[stand]
+            height = len(column)
+            groups[stand] = groups[stand] + count if height and column[-1] == colour else count
+            column.extend([colour] * count)
+            cells[stand, height:height + count] = colour
+            closed = closed or height + count == HEIGHT
+        if closed:
+            self.closed_this_turn = True
+            self._on_close()
+
+    # ------------------------------------------------------------ legal masks
+    def legal_mask(self) -> np.ndarray:
+        if self._mask is None:
+            mask = np.zeros(self.game.num_actions, dtype=bool)
+            mask.flags.writeable = False
+            return mask
+        return self._mask
+
+    def _transfer_mask(self) -> np.ndarray:
+        layout = self.game.layout
+        S = layout.num_stands
+        stands = self.stands
+        groups = self.groups
+        limits = self._transfer_limits()
+        empty, by_top = [], {}
+        heights = [len(column) for column in stands]
+        for s, h in enumerate(heights):
+            if h == 0:
+                empty.append(s)
+            elif h < HEIGHT:
+                by_top.setdefault(stands[s][-1], []).append(s)
+        legal = [layout.no_transfer]
+        for colour, sources in by_top.items():
+            targets = sources + empty
+            limit = limits[colour]
+            for a in sources:
+                size = groups[a]
+                base = a * S
+                for b in targets:
+                    if b != a and heights[b] + size <= limit[b]:
+                        legal.append(base + b)
+        if self._swap_legal():
+            legal.append(layout.swap)
+        mask = np.zeros(layout.size, dtype=bool)
+        mask[legal] = True
+        return mask
+
+    def _rooms(self) -> list[int]:
+        """Per stand: how many blocks (0..3) this placement may put on it alone."""
+        limits = self._placement_limits()
+        most = self._max_blocks()
+        rooms = []
+        for limit, column in zip(limits, self.stands):
+            room = limit - len(column)
+            rooms.append(0 if room <= 0 else (most if room > most else room))
+        return rooms
+
+    def _placement_mask(self) -> np.ndarray | None:
+        layout = self.game.layout
+        rooms = self._rooms()
+        if not any(rooms):
+            return None
+        mask = np.zeros(layout.size, dtype=bool)
+        room = np.array(rooms, dtype=np.int8)
+        if self._max_blocks() == 1:
+            mask[layout.single:layout.pair:3] = room >= 1
+            return mask
+        mask[layout.single:layout.pair] = (room[:, None] >= layout.single_need).ravel()
+        end = layout.pair + 3 * len(layout.pairs)
+        mask[layout.pair:end] = (room[layout.pair_s] >= layout.pair_need_s) & (room[layout.pair_t] >= layout.pair_need_t)
+        if self._one_closure_only():
+            self._forbid_double_closures(mask, rooms)
+        return mask
+
+    def _forbid_double_closures(self, mask: np.ndarray, rooms: list[int]) -> None:
+        """Clear every two-stand placement that would close both stands."""
+        layout = self.game.layout
+        stands = self.stands
+        closable = [s for s, room in enumerate(rooms) if room and len(stands[s]) + room >= HEIGHT]
+        for i, s in enumerate(closable):
+            for t in closable[i + 1:]:
+                p = layout.pairs.index((s, t))
+                for j, (a, b) in enumerate(((1, 1), (1, 2), (2, 1))):
+                    if len(stands[s]) + a == HEIGHT and len(stands[t]) + b == HEIGHT:
+                        mask[layout.pair + 3 * p + j] = False
+
+    # ------------------------------------------------------------ explanations
+    def illegal_reason(self, action: int) -> str:
+        layout = self.game.layout
+        action = int(action)
+        if self.current_player < 0:
+            return "the game is over"
+        if not 0 <= action < layout.size:
+            return f"it is out of range: expected 0 <= action < {layout.size}"
+        reason = self.rule_violation(action)
+        return reason or "it is not one of the legal actions in this position"
+
+    def rule_violation(self, action: int) -> str | None:
+        """Why ``action`` breaks a rule in this position, or None if it is legal.
+
+        An independent, slower statement of the rules: the tests check that it agrees with
+        the legal mask on every action of many positions.
+        """
+        layout = self.game.layout
+        if self.current_player < 0:
+            return "the game is over"
+        if action == layout.swap:
+            if self._swap_legal():
+                return None
+            return ("the swap is only available to player_1 on its first turn (turn 1), "
+                    "instead of its transfer")
+        if self.phase == TRANSFER:
+            if action >= layout.single:
+                return ("it is the transfer phase: first choose a transfer or "
+                        f"{layout.no_transfer} (no transfer); blocks are placed afterwards")
+            if action == layout.no_transfer:
+                return None
+            return self._transfer_problem(*divmod(action, layout.num_stands))
+        if action <= layout.no_transfer:
+            return "it is the placement phase: this turn's transfer phase is over"
+        return self._placement_problem(layout.placements[action - layout.single])
+
+    def _stand_name(self, stand: int) -> str:
+        return str(stand)
+
+    def _transfer_problem(self, source: int, target: int) -> str | None:
+        stands = self.stands
+        name = self._stand_name
+        if source == target:
+            return "a transfer needs two different stands"
+        if self.is_closed(source):
+            return f"stand {name(source)} is closed (11 blocks): nothing may be taken from it"
+        if not stands[source]:
+            return f"stand {name(source)} is empty: there is no group to transfer"
+        if self.is_closed(target):
+            return f"stand {name(target)} is closed (11 blocks): nothing may be put on it"
+        colour, size = top_group(stands[source])
+        if stands[target] and stands[target][-1] != colour:
+            return (f"the group is colour {colour} but stand {name(target)}'s top block is colour "
+                    f"{stands[target][-1]}: a group may only go onto an empty stand or onto its own colour")
+        return self._transfer_height_problem(colour, size, target)
+
+    def _transfer_height_problem(self, colour: int, size: int, target: int) -> str | None:
+        raise NotImplementedError
+
+    def _placement_problem(self, parts: tuple[tuple[int, int], ...]) -> str | None:
+        name = self._stand_name
+        total = sum(count for _, count in parts)
+        if total > self._max_blocks():
+            return f"this placement puts down {total} blocks but at most {self._max_blocks()} are allowed now"
+        limits = self._placement_limits()
+        for stand, count in parts:
+            if self.is_closed(stand):
+                return f"stand {name(stand)} is closed (11 blocks): nothing may be placed on it"
+            height = len(self.stands[stand]) + count
+            if height > limits[stand]:
+                return self._placement_height_problem(stand, height, limits[stand])
+        if self._one_closure_only() and len(parts) == 2 and all(
+                len(self.stands[s]) + k == HEIGHT for s, k in parts):
+            return "a placement may close at most one stand (at most one closure per turn)"
+        return None
+
+    def _placement_height_problem(self, stand: int, height: int, limit: int) -> str:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ end
+    def is_terminal(self) -> bool:
+        return self.finished
+
+    def is_truncated(self) -> bool:
+        return not self.finished and self.turn >= self.game.max_turns
+
+    def action_to_string(self, action: int) -> str:
+        return self.game.layout.describe(int(action), self._stand_name)
+
+    # ------------------------------------------------------------ copies, text
+    def clone(self) -> StackState:
+        twin = copy.copy(self)
+        twin.stands = [column[:] for column in self.stands]
+        twin.groups = self.groups[:]
+        twin.cells = self.cells.copy()
+        twin.rng = copy.deepcopy(self.rng)
+        return twin
+
+    def to_text(self) -> str:
+        from sky_envs.games.highrise_heist.text import state_to_text
+
+        return state_to_text(self)
+
+    def render_text(self) -> str:
+        from sky_envs.games.highrise_heist.render import render_ansi
+
+        return render_ansi(self)

@@ -21,6 +21,7 @@ _BUILTIN_GAMES = {
     "skybridge_v0": "sky_envs.games.skybridge:SkybridgeGame",
     "highrise_heist_v0": "sky_envs.games.highrise_heist:HighriseHeistGame",
     "golden_rush_v0": "sky_envs.games.highrise_heist:GoldenRushGame",
+    "sky_towers_v0": "sky_envs.games.sky_towers:SkyTowersGame",
 }
 for _env_id, _factory in _BUILTIN_GAMES.items():
     register(_env_id, _factory, overwrite=True)

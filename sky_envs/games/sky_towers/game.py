@@ -1,0 +1,82 @@
+"""Sky Towers options and set-up (documented in :mod:`sky_envs.sky_towers_v0`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from sky_envs.core.state import Game
+from sky_envs.games.sky_towers.deck import HAND_SIZE, load_deck
+from sky_envs.games.sky_towers.layout import ActionLayout
+from sky_envs.games.sky_towers.observation import ObservationLayout
+from sky_envs.games.sky_towers.state import SkyTowersState
+
+FIRSTS = ("player_0", "random")
+MAX_SLOTS = 64
+
+
+def _int_option(name: str, value: Any, low: int, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low or (
+            high is not None and value > high):
+        bound = f"in {low}..{high}" if high is not None else f">= {low}"
+        raise ValueError(f"{name} must be an integer {bound}, got {value!r}")
+    return int(value)
+
+
+class SkyTowersGame(Game):
+    """Validated options of one Sky Towers configuration."""
+
+    name = "sky_towers"
+
+    def __init__(self, players: int = 2, first: str = "player_0", max_towers: int = 12,
+                 max_turns: int = 500, deck: Any = None, bonuses: Any = None, debug_render: bool = False):
+        if isinstance(players, bool) or players not in (2, 3, 4):
+            raise ValueError(f"players={players!r} is not valid: Sky Towers is for 2, 3 or 4 players")
+        if first not in FIRSTS:
+            raise ValueError(f"first={first!r} is not valid: expected one of {list(FIRSTS)}")
+        if not isinstance(debug_render, bool):
+            raise ValueError(f"debug_render must be True or False, got {debug_render!r}")
+        self.num_players = int(players)
+        self.first = first
+        self.max_towers = _int_option("max_towers", max_towers, 1, MAX_SLOTS)
+        self.max_turns = _int_option("max_turns", max_turns, 1)
+        self.deck = load_deck(deck, bonuses, self.num_players)
+        self.debug_render = debug_render
+        self.layout = ActionLayout(self.max_towers)
+        self.num_actions = self.layout.N
+        self.obs_layout = ObservationLayout(self.num_players, self.max_towers, self.deck)
+        self.observation_shape = (self.obs_layout.size,)
+        self.observation_low = 0.0
+        # one scalar bound (the core's Box); the exact bound of every entry is obs_layout.high
+        self.observation_high = float(self.obs_layout.high.max())
+        self._options = dict(
+            players=self.num_players, first=first, max_towers=self.max_towers, max_turns=self.max_turns,
+            deck=None if deck is None else {"cards": self.deck.cards()},
+            bonuses=None if deck is None and bonuses is None else self.deck.bonuses(),
+            debug_render=debug_render,
+        )
+
+    def new_initial_state(self, rng: np.random.Generator) -> SkyTowersState:
+        """Shuffle, pick the first seat (``first="random"``), deal 5 cards each from it on."""
+        st = SkyTowersState(self, rng)
+        copies = self.deck.copies
+        cards = [v for v in range(1, 11) for _ in range(copies[v])]
+        st.deck = [cards[i] for i in rng.permutation(len(cards))]  # the top card is last
+        first = int(rng.integers(self.num_players)) if self.first == "random" else 0
+        for _ in range(HAND_SIZE):
+            for k in range(self.num_players):
+                st._hand_add((first + k) % self.num_players, st.deck.pop(), 0)
+        st.deck_known = [0] * len(st.deck)
+        st.turn_of = st.current_player = first
+        return st
+
+    def state_from_text(self, text: str, rng: np.random.Generator | None = None) -> SkyTowersState:
+        from sky_envs.games.sky_towers.text import parse_state
+
+        return parse_state(self, text, rng)
+
+    def render_rgb(self, state: SkyTowersState) -> np.ndarray:
+        from sky_envs.games.sky_towers.render import render_rgb
+
+        return render_rgb(state, self.debug_render)

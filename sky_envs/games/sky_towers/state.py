@@ -1,0 +1,560 @@
+"""Sky Towers rules: turns of two actions, build restrictions, card effects, bonuses, the end.
+
+One :class:`SkyTowersState` is a full position, hidden parts included (deck order, hands).
+A turn is a run of decisions of the seat whose turn it is (``turn_of``); a card effect is
+its own phase of decisions, and the 5 (Return) hands the decision to each seat that must
+discard (``current_player`` is always whoever decides now). Besides the position the state
+tracks what each seat *knows* about hidden cards (``known``, ``lacks``, ``deck_known``), so
+that :meth:`sample_consistent` can redistribute exactly what a seat cannot see.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sky_envs.core.state import GameState
+from sky_envs.games.sky_towers.deck import (BIG_BEN, BONUS_NAMES, HAND_SIZE, KING, LUCKY, PERFECT,
+                                            ROMANCE, SKY, TRIPLE)
+from sky_envs.games.sky_towers.layout import (ASK, BOTTOM, BUILD, CHAOS, DISMANTLE, DRAW, EXCHANGE,
+                                              STOP, TAKE)
+
+# phases: which kind of decision is pending
+MAIN, RUSH, EXCHANGE_PHASE, GIVE_PHASE, PEEK, ASK_PHASE, DISCARD_PHASE, OVER = range(8)
+PHASE_NAMES = ("main", "rush", "exchange", "give", "peek", "ask", "discard", "over")
+PHASE_HELP = (
+    "a main action (draw, take an open card, dismantle, build; stop in a final turn)",
+    "the 4's rush: build another 4 on the same tower, or stop",
+    "the 2's exchange: name a seat with at least 2 cards, or decline (stop)",
+    "the second half of the exchange: give a card",
+    "the 3's peek: leave the top card on top or put it at the bottom",
+    "the 6's ask-or-draw: ask a seat for a value, or draw",
+    "the 5's return: discard down to 5 cards",
+    "nothing (the game is over)",
+)
+TARGET = 21
+FINAL_ACTIONS = 3
+TURN_ACTIONS = 2
+
+
+class SkyTowersState(GameState):
+    """A Sky Towers position. Built by ``SkyTowersGame`` (set-up or position text)."""
+
+    def __init__(self, game, rng: np.random.Generator | None):
+        n = game.num_players
+        self.game = game
+        self.layout = game.layout
+        self.deckinfo = game.deck
+        self.n, self.T = n, game.max_towers
+        self._rng = rng if rng is not None else np.random.default_rng()
+        self._rng_copy: tuple | None = None
+        self.hands = [[0] * 11 for _ in range(n)]
+        self.hand_size = [0] * n
+        self.rows: list[list[list[int]]] = [[] for _ in range(n)]
+        self.sums: list[list[int]] = [[] for _ in range(n)]
+        self.piles: list[list[list[int]]] = [[] for _ in range(n)]
+        self.sails = [0] * n
+        self.flags = [0] * n
+        self.ten_towers = [0] * n
+        self.action_up = [True] * n
+        self.deck: list[int] = []  # top card last
+        self.deck_known: list[int] = []  # per deck card: bitmask of seats that know it
+        self.open = [0] * 11
+        self.discards = [0] * 11
+        self.holder = [-1] * len(BONUS_NAMES)
+        self.turns = 0
+        self.turn_of = 0
+        self.actions_left = TURN_ACTIONS
+        self.phase = MAIN
+        self.rush_slot = -1
+        self.give_target = -1
+        self.completed_turn = 0  # towers the turn seat completed itself in this turn
+        self.end_seat = -1  # the seat in whose turn the deck ran out
+        self.final = False
+        self.current_player = 0
+        # knowledge: known[t][o][v] = cards of value v that seat t knows seat o holds (a lower
+        # bound); lacks[t][o] = bitmask of values t knows o does not hold
+        self.known = [[[0] * 11 for _ in range(n)] for _ in range(n)]
+        self.lacks = [[0] * n for _ in range(n)]
+        self._legal: list[int] | None = None
+        # observation cache (see observation.py): a public vector and what changed since it
+        # was written: bitmasks of seats whose whole hand (_dirty) or row (_dirty_row) must be
+        # rewritten, single hand counts (seat, value) and tower slots (seat, slot) touched,
+        # and flags for the score piles / action cards / bonuses and the open pool / discards
+        self._pub = np.zeros(game.obs_layout.pub_size, dtype=np.float32)
+        self._dirty = self._dirty_row = (1 << n) - 1
+        self._dirty_score = self._dirty_pool = True
+        self._touched_hand: list[tuple[int, int]] = []
+        self._touched_slot: list[tuple[int, int]] = []
+
+    # ================================================================ helpers
+    @property
+    def rng(self) -> np.random.Generator:
+        """The state's generator; a clone copies it lazily (on first use), as it is rarely used."""
+        if self._rng is None:
+            kind, snapshot = self._rng_copy
+            bit_generator = kind(0)
+            bit_generator.state = snapshot
+            self._rng = np.random.Generator(bit_generator)
+            self._rng_copy = None
+        return self._rng
+
+    @rng.setter
+    def rng(self, value: np.random.Generator) -> None:
+        self._rng = value
+        self._rng_copy = None
+
+    @property
+    def all_seats(self) -> int:
+        return (1 << self.n) - 1
+
+    def score(self, seat: int) -> int:
+        bonus = self.deckinfo.bonus_sails
+        return self.sails[seat] + sum(bonus[b] for b, h in enumerate(self.holder) if h == seat)
+
+    def blocked_values(self, seat: int) -> int:
+        """Bitmask of values ``seat`` may not build: tops of its neighbours' nearest towers."""
+        n = self.n
+        mask = 0
+        left = self.rows[(seat - 1) % n]
+        if left:
+            mask |= 1 << left[-1][-1]
+        right = self.rows[(seat + 1) % n]
+        if right:
+            mask |= 1 << right[0][-1]
+        return mask
+
+    def _slot_actions(self, acts: list[int], base: int, v: int, row, sums) -> None:
+        """Append ``base + p`` for every p where a v may go on ``row`` (blocking checked by caller)."""
+        if v == 1:
+            acts += [base + p for p, total in enumerate(sums) if total < TARGET]
+        elif v != 10:
+            room = TARGET - v
+            acts += [base + p for p, total in enumerate(sums) if total <= room and row[p][-1] != 1]
+        if len(row) < self.T:
+            acts.append(base + self.T)
+            acts.append(base + self.T + 1)
+
+    def _main_actions(self, s: int) -> list[int]:
+        """Draw, take an open card, dismantle, build (+ stop in a final turn), for seat ``s``."""
+        L = self.layout
+        acts: list[int] = [0] if self.deck else []
+        pool = self.open
+        if any(pool):
+            acts += [v for v in range(1, 11) if pool[v]]
+        row = self.rows[s]
+        if self.action_up[s] and row:
+            acts += range(L.DISMANTLE, L.DISMANTLE + len(row))
+        hand = self.hands[s]
+        blocked = self.blocked_values(s)
+        sums = self.sums[s]
+        W = L.W
+        slot_actions = self._slot_actions
+        for v in [v for v in range(1, 11) if hand[v] and not blocked >> v & 1]:
+            slot_actions(acts, L.BUILD + (v - 1) * W, v, row, sums)
+            if v == 8 or v == 9:
+                for o in range(1, self.n):
+                    r = (s + o) % self.n
+                    slot_actions(acts, L.CHAOS + ((v - 8) * 3 + o - 1) * W, v, self.rows[r], self.sums[r])
+        if self.final and acts:
+            acts.append(L.STOP)
+        return acts
+
+    def _rush_ok(self) -> bool:
+        s = self.turn_of
+        return (self.hands[s][4] > 0 and self.sums[s][self.rush_slot] + 4 <= TARGET
+                and not self.blocked_values(s) >> 4 & 1)
+
+    def _next_discarder(self) -> int:
+        for k in range(self.n):
+            seat = (self.turn_of + k) % self.n
+            if self.hand_size[seat] > HAND_SIZE:
+                return seat
+        return -1
+
+    def _legal_list(self) -> list[int]:
+        if self._legal is not None:
+            return self._legal
+        L, ph, s, n = self.layout, self.phase, self.turn_of, self.n
+        if self.current_player < 0:
+            acts = []
+        elif ph == MAIN:
+            acts = self._main_actions(s)
+        elif ph == RUSH:
+            acts = [L.STOP] + ([L.build(4, self.rush_slot)] if self._rush_ok() else [])
+        elif ph == EXCHANGE_PHASE:
+            acts = [L.STOP] + [L.EXCHANGE + o for o in range(1, n) if self.hand_size[(s + o) % n] >= 2]
+        elif ph == GIVE_PHASE:
+            acts = [L.GIVE + v for v in range(1, 11) if self.hands[s][v]]
+        elif ph == PEEK:
+            acts = [L.KEEP, L.BOTTOM]
+        elif ph == ASK_PHASE:
+            acts = ([0] if self.deck else []) + list(range(L.ASK + 1, L.ASK + 1 + 10 * (n - 1)))
+        elif ph == DISCARD_PHASE:
+            hand = self.hands[self.current_player]
+            acts = [L.DISCARD + v for v in range(1, 11) if hand[v]]
+        else:
+            acts = []
+        self._legal = acts
+        return acts
+
+    # ================================================================ protocol
+    def legal_mask(self) -> np.ndarray:
+        mask = bytearray(self.layout.N)
+        for a in self._legal_list():
+            mask[a] = 1
+        return np.frombuffer(mask, dtype=bool)
+
+    def legal_actions(self) -> np.ndarray:
+        return np.array(sorted(self._legal_list()), dtype=np.int64)
+
+    def is_terminal(self) -> bool:
+        return self.phase == OVER
+
+    def is_truncated(self) -> bool:
+        return self.phase != OVER and self.turns >= self.game.max_turns
+
+    def winners(self) -> list[int]:
+        scores = [self.score(s) for s in range(self.n)]
+        best = max(scores)
+        tied = [s for s in range(self.n) if scores[s] == best]
+        most_flags = max(self.flags[s] for s in tied)
+        return [s for s in tied if self.flags[s] == most_flags]
+
+    def returns(self) -> np.ndarray:
+        out = np.zeros(self.n)
+        if self.phase == OVER:
+            winners = self.winners()
+            if len(winners) < self.n:
+                out[:] = -1.0
+                out[winners] = 1.0
+        return out
+
+    def info(self) -> dict:
+        info = {
+            "scores": [self.score(s) for s in range(self.n)],
+            "flags": list(self.flags),
+            "bonuses": {name: self.holder[b] for b, name in enumerate(BONUS_NAMES)
+                        if self.deckinfo.in_play(b)},
+            "turns": self.turns,
+        }
+        if self.phase == OVER:
+            info["winners"] = [f"player_{s}" for s in self.winners()]
+        return info
+
+    def observation(self, seat: int) -> np.ndarray:
+        return self.game.obs_layout.observe(self, seat)
+
+    def to_text(self) -> str:
+        from sky_envs.games.sky_towers.text import state_to_text
+
+        return state_to_text(self)
+
+    def render_text(self) -> str:
+        from sky_envs.games.sky_towers.render import render_text
+
+        return render_text(self, self.game.debug_render)
+
+    def sample_consistent(self, seat: int, rng: np.random.Generator) -> SkyTowersState:
+        from sky_envs.games.sky_towers.sampler import sample_consistent
+
+        return sample_consistent(self, seat, rng)
+
+    def clone(self) -> SkyTowersState:
+        new = object.__new__(SkyTowersState)
+        new.__dict__.update(self.__dict__)
+        if self._rng is not None:
+            bit_generator = self._rng.bit_generator
+            new._rng, new._rng_copy = None, (type(bit_generator), bit_generator.state)
+        new.hands = [h[:] for h in self.hands]
+        new.hand_size = self.hand_size[:]
+        new.rows = [[t[:] for t in row] for row in self.rows]
+        new.sums = [s[:] for s in self.sums]
+        new.piles = [[t[:] for t in pile] for pile in self.piles]
+        new.sails, new.flags, new.ten_towers = self.sails[:], self.flags[:], self.ten_towers[:]
+        new.action_up = self.action_up[:]
+        new.deck, new.deck_known = self.deck[:], self.deck_known[:]
+        new.open, new.discards, new.holder = self.open[:], self.discards[:], self.holder[:]
+        new.known = [[k[:] for k in kt] for kt in self.known]
+        new.lacks = [lt[:] for lt in self.lacks]
+        new._legal = None if self._legal is None else self._legal[:]
+        new._pub = self._pub.copy()
+        new._touched_hand = self._touched_hand[:]
+        new._touched_slot = self._touched_slot[:]
+        return new
+
+    # =========================================================== explanations
+    def action_to_string(self, action: int) -> str:
+        L = self.layout
+        kind, v, o, p = L.decode[action]
+        seat = self.current_player if self.current_player >= 0 else self.turn_of
+        if kind == CHAOS:
+            return f"build a {v} on {L.where(p)} of player_{(seat + o) % self.n}'s row"
+        if kind in (EXCHANGE, ASK):
+            return L.describe(action).replace(f"the seat at offset +{o}", f"player_{(seat + o) % self.n}")
+        return L.describe(action)
+
+    def illegal_reason(self, action: int) -> str:
+        from sky_envs.games.sky_towers.explain import illegal_reason
+
+        return illegal_reason(self, action)
+
+    # ============================================================ card moves
+    def _hand_add(self, o: int, v: int, knowers: int) -> None:
+        """Seat ``o`` gains a v; seats in ``knowers`` see which card it is."""
+        self.hands[o][v] += 1
+        self.hand_size[o] += 1
+        self._touched_hand.append((o, v))
+        bit = 1 << v
+        for t in range(self.n):
+            if t != o:
+                if knowers >> t & 1:
+                    self.known[t][o][v] += 1
+                    self.lacks[t][o] &= ~bit
+                else:
+                    self.lacks[t][o] = 0
+
+    def _hand_remove(self, o: int, v: int, knowers: int) -> None:
+        """Seat ``o`` loses a v; seats in ``knowers`` see its value, the others do not."""
+        self.hands[o][v] -= 1
+        self.hand_size[o] -= 1
+        self._touched_hand.append((o, v))
+        for t in range(self.n):
+            if t == o:
+                continue
+            known = self.known[t][o]
+            if knowers >> t & 1:
+                if known[v]:
+                    known[v] -= 1
+            else:  # any known card might be the one that left
+                for w in range(1, 11):
+                    if known[w]:
+                        known[w] -= 1
+
+    def _deck_emptied(self) -> None:
+        if not self.deck and self.end_seat < 0:
+            self.end_seat = self.turn_of
+
+    def _draw(self, s: int) -> None:
+        v = self.deck.pop()
+        self._hand_add(s, v, self.deck_known.pop())
+        self._deck_emptied()
+
+    def _place(self, s: int, v: int, r: int, p: int) -> tuple[bool, int]:
+        """Seat ``s`` builds a v from its hand on seat ``r``'s row at ``p``; (completed, slot)."""
+        self._hand_remove(s, v, self.all_seats)
+        row, sums = self.rows[r], self.sums[r]
+        if p < self.T:
+            row[p].append(v)
+            sums[p] += v
+            slot = p
+        elif p == self.T:  # every tower moves one slot to the right
+            row.insert(0, [v])
+            sums.insert(0, v)
+            slot = 0
+            self._dirty_row |= 1 << r
+        else:
+            row.append([v])
+            sums.append(v)
+            slot = len(row) - 1
+        self._touched_slot.append((r, slot))
+        if sums[slot] == TARGET:
+            self._complete(r, slot, s)
+            return True, slot
+        return False, slot
+
+    def _complete(self, r: int, slot: int, builder: int) -> None:
+        tower = self.rows[r].pop(slot)
+        self.sums[r].pop(slot)
+        self.piles[r].append(tower)
+        self._dirty_row |= 1 << r
+        self._dirty_score = True  # scores, action card, bonus holders may all change
+        d = self.deckinfo
+        counts = [0] * 11
+        for v in tower:
+            counts[v] += 1
+            self.sails[r] += d.sails[v]
+            self.flags[r] += d.flags[v]
+        self.action_up[r] = True
+        holder = self.holder
+        if counts[10]:
+            self.ten_towers[r] += 1
+            if self.ten_towers[r] >= 3 and holder[BIG_BEN] < 0 and d.in_play(BIG_BEN):
+                holder[BIG_BEN] = r
+        achieved = []
+        if counts[1] + counts[2] + counts[3] == len(tower):
+            achieved.append(SKY)
+        if sum(c // 3 for c in counts) >= 2:
+            achieved.append(TRIPLE)
+        if counts[4] >= 4 or counts[5] >= 4:
+            achieved.append(ROMANCE)
+        if len(tower) == 3 and counts[7] == 3:
+            achieved.append(LUCKY)
+        if r == builder:
+            self.completed_turn += 1
+            if self.completed_turn >= 2:
+                achieved.append(KING)
+            if self.hand_size[r] == 0:
+                achieved.append(PERFECT)
+        for b in achieved:
+            if d.in_play(b):
+                holder[b] = r
+
+    # ============================================================= the turn
+    def _continue(self) -> None:
+        """An action (with its effect) is over: go on with the turn, or end it."""
+        self.phase = MAIN
+        self.rush_slot = self.give_target = -1
+        s = self.turn_of
+        if self.actions_left > 0:
+            acts = self._main_actions(s)
+            if acts:
+                self.current_player = s
+                self._legal = acts
+                return
+        self._end_turn()
+
+    def _end_turn(self) -> None:
+        n = self.n
+        while True:
+            self.turns += 1
+            s = self.turn_of
+            if self.final and s == self.end_seat:
+                self.phase = OVER
+                self.current_player = -1
+                return
+            if self.end_seat >= 0:
+                self.final = True
+            s = self.turn_of = (s + 1) % n
+            self.actions_left = FINAL_ACTIONS if self.final else TURN_ACTIONS
+            self.completed_turn = 0
+            if self.turns >= self.game.max_turns:  # truncated: a draw
+                self.current_player = -1
+                return
+            acts = self._main_actions(s)
+            if acts:
+                self.current_player = s
+                self._legal = acts
+                return
+
+    def _apply(self, action: int) -> None:
+        self._legal = None
+        kind, v, o, p = self.layout.decode[action]
+        ph, s, n = self.phase, self.turn_of, self.n
+        if ph == MAIN:
+            if kind == STOP:
+                self._end_turn()
+                return
+            self.actions_left -= 1
+            if kind == DRAW:
+                self._draw(s)
+            elif kind == TAKE:
+                self.open[v] -= 1
+                self._dirty_pool = True
+                self._hand_add(s, v, self.all_seats)
+            elif kind == DISMANTLE:
+                tower = self.rows[s].pop(p)
+                self.sums[s].pop(p)
+                for card in tower:
+                    self._hand_add(s, card, self.all_seats)
+                self.action_up[s] = False
+                self._dirty_row |= 1 << s
+                self._dirty_score = True
+            else:  # BUILD or CHAOS
+                r = s if kind == BUILD else (s + o) % n
+                completed, slot = self._place(s, v, r, p)
+                if self._start_effect(s, v, completed, slot):
+                    return
+            self._continue()
+        elif ph == RUSH:
+            if kind == BUILD:
+                completed, slot = self._place(s, 4, s, p)
+                if not completed and self._rush_ok():
+                    self.current_player = s
+                    return
+            self._continue()
+        elif ph == EXCHANGE_PHASE:
+            if kind == EXCHANGE:
+                r = (s + o) % n
+                pick = int(self.rng.integers(self.hand_size[r]))
+                hand = self.hands[r]
+                w = 1
+                while pick >= hand[w]:
+                    pick -= hand[w]
+                    w += 1
+                self._hand_remove(r, w, 1 << s)
+                self._hand_add(s, w, 1 << r)
+                self.phase = GIVE_PHASE
+                self.give_target = r
+                return
+            self._continue()
+        elif ph == GIVE_PHASE:
+            r = self.give_target
+            self._hand_remove(s, v, 1 << r)
+            self._hand_add(r, v, 1 << s)
+            self._continue()
+        elif ph == PEEK:
+            if kind == BOTTOM:
+                self.deck.insert(0, self.deck.pop())
+                self.deck_known.insert(0, self.deck_known.pop())
+            self._continue()
+        elif ph == ASK_PHASE:
+            if kind == DRAW:
+                self._draw(s)
+            else:
+                r = (s + o) % n
+                if self.hands[r][v]:
+                    self._hand_remove(r, v, self.all_seats)
+                    self._hand_add(s, v, self.all_seats)
+                else:
+                    bit = 1 << v
+                    for t in range(n):
+                        if t != r:
+                            self.lacks[t][r] |= bit
+            self._continue()
+        elif ph == DISCARD_PHASE:
+            d = self.current_player
+            self._hand_remove(d, v, self.all_seats)
+            self.discards[v] += 1
+            self._dirty_pool = True
+            if self.hand_size[d] <= HAND_SIZE:
+                nxt = self._next_discarder()
+                if nxt < 0:
+                    self._continue()
+                    return
+                self.current_player = nxt
+
+    def _start_effect(self, s: int, v: int, completed: bool, slot: int) -> bool:
+        """Open the decision phase of the card just built, if it has one; True if opened."""
+        n = self.n
+        if v == 2:
+            if any(self.hand_size[(s + o) % n] >= 2 for o in range(1, n)):
+                self.phase = EXCHANGE_PHASE
+                return True
+        elif v == 3:
+            if self.deck:
+                self.deck_known[-1] |= 1 << s
+                self.phase = PEEK
+                return True
+        elif v == 4:
+            if not completed:
+                self.rush_slot = slot
+                if self._rush_ok():
+                    self.phase = RUSH
+                    return True
+                self.rush_slot = -1
+        elif v == 5:
+            d = self._next_discarder()
+            if d >= 0:
+                self.phase = DISCARD_PHASE
+                self.current_player = d
+                return True
+        elif v == 6:
+            self.phase = ASK_PHASE
+            return True
+        elif v == 7:
+            if self.deck:
+                self.open[self.deck.pop()] += 1
+                self._dirty_pool = True
+                self.deck_known.pop()
+                self._deck_emptied()
+        return False

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+import gymnasium
 import pettingzoo
 
 from sky_envs.core.env import SkyEnv
@@ -44,7 +45,8 @@ def register(env_id: str, game: Callable[..., Game] | str, *, overwrite: bool = 
     """Add a game: ``game(**options)`` must return a :class:`~sky_envs.core.state.Game`.
 
     After this, ``sky_envs.make(env_id)`` and ``pettingzoo.make("aec",
-    "sky_envs/<name>-v<N>")`` build the generic env over it.
+    "sky_envs/<name>-v<N>")`` build the generic env over it, and
+    ``gymnasium.make("sky_envs/<name>-v<N>", opponent=...)`` its single-agent view.
     """
     key = canonical_id(env_id)
     if key in _factories and not overwrite:
@@ -54,6 +56,8 @@ def register(env_id: str, game: Callable[..., Game] | str, *, overwrite: bool = 
     _factories[key] = game
     pettingzoo.aec_registry.pop(pettingzoo_id(key), None)  # re-registering must not warn
     pettingzoo.register("aec", pettingzoo_id(key), entry_point=partial(make, key))
+    gymnasium.registry.pop(pettingzoo_id(key), None)
+    gymnasium.register(pettingzoo_id(key), entry_point=partial(make_single_agent, key), disable_env_checker=True)
 
 
 def env_ids() -> list[str]:
@@ -81,6 +85,13 @@ def make(env_id: str, render_mode: str | None = None, **options: Any) -> SkyEnv:
 def make_raw(env_id: str, render_mode: str | None = None, **options: Any) -> SkyEnv:
     """The env as ``<game>_v0.raw_env()`` builds it: illegal moves raise ``ValueError``."""
     return SkyEnv(make_game(env_id, **options), render_mode=render_mode, strict=True)
+
+
+def make_single_agent(env_id: str, **kwargs: Any):
+    """The single-agent Gymnasium view (see :class:`sky_envs.core.gym_env.SingleAgentEnv`)."""
+    from sky_envs.core.gym_env import SingleAgentEnv
+
+    return SingleAgentEnv(env_id, **kwargs)
 
 
 def env_constructors(env_id: str) -> tuple[Callable[..., SkyEnv], Callable[..., SkyEnv]]:

@@ -1,0 +1,133 @@
+"""A single-agent Gymnasium view of any game, for Gymnasium-based RL frameworks.
+
+``gymnasium.make("sky_envs/sky_scrapers-v0", opponent="greedy", seat="random")`` (after
+``import sky_envs``) or ``SingleAgentEnv("sky_scrapers_v0", ...)``: the learner plays one
+seat, the opponents act inside ``step``, and the reward is the learner's. The observation
+is the learner's observation tensor; the legal actions come from ``action_masks()`` (the
+method sb3-contrib's ``MaskablePPO`` calls, also through ``SubprocVecEnv``) and
+``info["action_mask"]``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from sky_envs.core.state import GameState, IllegalActionError
+
+SEATS = ("random",)
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """The learner's seat against opponents that act inside ``step``.
+
+    ``opponent``: an agent spec for every other seat (``"random"``, ``"greedy"``, ``"mcts"``,
+    an :class:`~sky_envs.agents.Agent`, or anything ``sky_envs.agents.make_agent`` accepts),
+    or a list with one spec per other seat. ``seat``: the learner's seat index, or
+    ``"random"`` for a new seat each episode. ``illegal_action``: ``"raise"`` (a
+    ``ValueError`` naming the action and why) or ``"lose"`` (like PettingZoo's classic
+    games: a warning, the episode ends with reward -1), for frameworks that cannot mask.
+    A game that ends before the learner's first decision is dealt again.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+
+    def __init__(self, env_id: str, opponent: Any = "random", seat: int | str = "random",
+                 render_mode: str | None = None, illegal_action: str = "raise", **options: Any):
+        from sky_envs.agents import make_agent
+        from sky_envs.core.registry import canonical_id, make_game
+
+        self.env_id = canonical_id(env_id)
+        self.game = make_game(self.env_id, **options)
+        players = self.game.num_players
+        if seat not in SEATS and not (isinstance(seat, (int, np.integer)) and 0 <= seat < players):
+            raise ValueError(f"seat={seat!r} is not valid: expected 'random' or a seat index 0..{players - 1}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode={render_mode!r} is not supported: expected None or one of {self.metadata['render_modes']}")
+        if illegal_action not in ("raise", "lose"):
+            raise ValueError(f"illegal_action={illegal_action!r} is not valid: expected 'raise' or 'lose'")
+        self.illegal_action = illegal_action
+        specs = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent] * (players - 1)
+        if len(specs) != players - 1:
+            raise ValueError(f"opponent needs one spec per other seat ({players - 1}), got {len(specs)}")
+        self.opponents = [make_agent(spec, env_id=self.env_id) for spec in specs]
+        self.seat_option = seat
+        self.render_mode = render_mode
+        self.observation_space = spaces.Box(self.game.observation_low, self.game.observation_high,
+                                            shape=self.game.observation_shape, dtype=np.float32)
+        self.action_space = spaces.Discrete(self.game.num_actions)
+        self.state: GameState | None = None
+        self.seat = 0
+
+    # ----------------------------------------------------------------- gym API
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if seed is not None:
+            for k, agent in enumerate(self.opponents):
+                agent.reset(seed=seed + 1 + k)
+        position = (options or {}).get("position")
+        while True:
+            self.seat = int(self.np_random.integers(self.game.num_players)) if self.seat_option == "random" else int(self.seat_option)
+            if position is None:
+                self.state = self.game.new_initial_state(self.np_random)
+            else:
+                self.state = self.game.state_from_text(position, rng=self.np_random)
+            self._play_opponents()
+            if self.state.current_player == self.seat or position is not None:
+                break
+        return self._observation(), self._info()
+
+    def step(self, action):
+        state = self.state
+        if state is None:
+            raise AssertionError("reset() needs to be called before step (or after an episode ended by an illegal action).")
+        if state.current_player != self.seat:
+            raise ValueError("the episode is over: call reset()")
+        try:
+            state.apply(int(action))
+        except IllegalActionError as error:
+            if self.illegal_action == "raise":
+                raise
+            warnings.warn(f"Illegal move made, episode ending with the learner losing. {error}", stacklevel=2)
+            self.state = None
+            return np.zeros(self.observation_space.shape, np.float32), -1.0, True, False, {"illegal_action": str(error), "seat": self.seat, "action_mask": np.zeros(self.game.num_actions, dtype=bool)}
+        self._play_opponents()
+        terminated = state.is_terminal()
+        truncated = state.is_truncated()
+        reward = float(state.returns()[self.seat]) if terminated else 0.0
+        return self._observation(), reward, terminated, truncated, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        if self.state is None or self.state.current_player != self.seat:
+            return np.zeros(self.game.num_actions, dtype=bool)
+        return self.state.legal_mask().copy()
+
+    def render(self):
+        if self.render_mode == "rgb_array":
+            return self.game.render_rgb(self.state)
+        if self.render_mode == "ansi":
+            return self.state.render_text()
+        return None
+
+    # ---------------------------------------------------------------- helpers
+    def _play_opponents(self) -> None:
+        state = self.state
+        while state.current_player >= 0 and state.current_player != self.seat:
+            player = state.current_player
+            agent = self.opponents[(player - self.seat - 1) % self.game.num_players]
+            observation = {"observation": state.observation(player),
+                           "action_mask": state.legal_mask().astype(np.int8)}
+            state.apply(agent.act(observation, state))
+
+    def _observation(self) -> np.ndarray:
+        return self.state.observation(self.seat)
+
+    def _info(self) -> dict:
+        info = dict(self.state.info())
+        info["seat"] = self.seat
+        info["action_mask"] = self.action_masks()
+        return info

@@ -16,7 +16,7 @@ neighbours; the most yellow sails wins.
 | Action Shape       | (1,)                                             |
 | Action Values      | Discrete(99 + 17 T), T = `max_towers` (303 with T = 12) |
 | Observation Shape  | (51 + T + n (3 T + 18),): 171 / 225 / 279 for n = 2 / 3 / 4 with T = 12 |
-| Observation Values | [0, H]: raw counts; H = 82 with the default deck (the largest bound of any entry; `env.unwrapped.game.obs_layout.high` holds each entry's) |
+| Observation Values | raw counts in [0, high], `high` per entry (the Box bound, also `env.unwrapped.game.obs_layout.high`); at most 82 with the default deck |
 
 ### Options (`sky_envs.make("sky_towers_v0", **options)`)
 

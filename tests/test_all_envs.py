@@ -42,7 +42,7 @@ def test_protocol_invariants_during_random_play(env_id):
             for seat in range(game.num_players):
                 obs = state.observation(seat)
                 assert obs.dtype == np.float32 and obs.shape == game.observation_shape
-                assert obs.min() >= game.observation_low and obs.max() <= game.observation_high
+                assert np.all(obs >= game.observation_low) and np.all(obs <= game.observation_high)
             returns = state.returns()
             assert returns.shape == (game.num_players,)
             if not state.is_terminal():

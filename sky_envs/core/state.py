@@ -37,7 +37,8 @@ class Game(ABC):
 
     Class attributes subclasses set: ``name`` (``"sky_scrapers"``), ``version`` (0).
     Instance attributes subclasses set: ``num_players``, ``num_actions``,
-    ``observation_shape``, ``max_turns``; optionally ``observation_low/high``.
+    ``observation_shape``, ``max_turns``; optionally ``observation_low/high``: the bounds
+    of every observation value, a number or an array of ``observation_shape``.
     """
 
     name: str = "game"
@@ -45,8 +46,8 @@ class Game(ABC):
     num_players: int
     num_actions: int
     observation_shape: tuple[int, ...]
-    observation_low: float = 0.0
-    observation_high: float = 1.0
+    observation_low: float | np.ndarray = 0.0
+    observation_high: float | np.ndarray = 1.0
     max_turns: int
 
     @abstractmethod

@@ -48,8 +48,7 @@ class SkyTowersGame(Game):
         self.obs_layout = ObservationLayout(self.num_players, self.max_towers, self.deck)
         self.observation_shape = (self.obs_layout.size,)
         self.observation_low = 0.0
-        # one scalar bound (the core's Box); the exact bound of every entry is obs_layout.high
-        self.observation_high = float(self.obs_layout.high.max())
+        self.observation_high = self.obs_layout.high.astype(np.float32)  # the bound of every entry
         self._options = dict(
             players=self.num_players, first=first, max_towers=self.max_towers, max_turns=self.max_turns,
             deck=None if deck is None else {"cards": self.deck.cards()},

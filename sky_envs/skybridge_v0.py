@@ -139,9 +139,9 @@ to_move: 0
 `env.reset(options={"position": text})` loads one; `env.unwrapped.state.to_text()` writes
 the current one (exact round trip). A loaded text is checked: every foundation once, each
 supply line once, bridge ends that pair up (same colour, facing each other, at the same
-height), nothing on a roof, no bridge on a bridge or on the bare board, colours and counts
-within what the game has in play; a bad one raises `ValueError` naming the line. A seat to
-move without a legal placement passes to the next seat that has one.
+height), nothing on a roof, no bridge on a bridge, no bridge or roof on the bare board,
+colours and counts within what the game has in play; a bad one raises `ValueError` naming
+the line. A seat to move without a legal placement passes to the next seat that has one.
 
 ### Decisions where the rules file is silent
 

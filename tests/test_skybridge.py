@@ -90,6 +90,7 @@ to_move: 0"""
     (("0 0: 1S 0Be", "0 0: 1S 2R 0Be"), "lies on a roof"),
     (("1 0: 1T", "1 0: 1R 1T"), "lies on a roof"),
     (("0 0: 1S 0Be", "0 0: 1S 3Bs 0Be"), "directly on a bridge"),
+    (("1 1:", "1 1: 0R"), "roof '0R' on \\(1,1\\) lies on the bare board"),  # roofs need height >= 1
     (("1 0: 1T", "1 0: 1X"), "bad piece '1X'"),
     (("1 0: 1T", "1 0: 5T"), "colours are 0..3"),
     (("1 0: 1T", "1 0: 1T 1T 1T 1T 1T"), "colour 1 has 5 tall blocks"),

@@ -71,6 +71,9 @@ def _parse_stack(game, lineno: int, r: int, c: int, value: str) -> list[int]:
         if kind >= BRIDGE and game.neighbour_at[r * game.cols + c][kind - BRIDGE] < 0:
             raise position_error(lineno, f"bridge end {tok!r} on ({r},{c}) points off the board")
         stack.append(colour * 8 + kind)
+    if stack and (stack[0] & 7) == ROOF:
+        raise position_error(lineno, f"roof {token(stack[0])!r} on ({r},{c}) lies on the bare board: "
+                             "a roof goes on a tower of height >= 1")
     return stack
 
 

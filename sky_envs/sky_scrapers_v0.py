@@ -33,9 +33,9 @@ most sky scrapers wins.
 | `skyscraper_height` | 4 | the height from which a stack is a sky scraper (>= 2) |
 | `max_turns` | `2 B + 2` | decisions before truncation (a draw); the default never cuts a game, which lasts at most B placements + B - 1 moves + 1 colour choice |
 
-Bad values raise `ValueError` at construction: unknown names, a board too small for the
-tiles, standard positioning on a board whose colours come out unequal (or on a random
-board), a disconnected mask.
+Bad values raise `ValueError` at construction: unknown option names or values, a board too
+small for the tiles (or with fewer cells than players), standard positioning on a board
+whose colours come out unequal (or on a random board), a disconnected mask.
 
 ### Actions
 

@@ -282,3 +282,44 @@ def test_illegal_action_message_says_what_and_why():
         env.step(2)
     with pytest.raises(ValueError, match="not yours"):
         env.step(4 * 8 + W)
+
+
+# ------------------------------------------------------------ audit: bad input at construction
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        # fewer cells than seats: a seat would get 0 tiles (strategic placement used to hang)
+        (dict(board="square", rows=1, cols=1, positioning="strategic"), "too small"),
+        (dict(board=".", positioning="random"), "too small"),
+        (dict(board="square", rows=1, cols=3, players=4, positioning="random"), "too small"),
+        # a random board's box smaller than the seat count used to fail only at reset
+        (dict(board="random", rows=1, cols=1, positioning="random"), "too small"),
+        (dict(board="random", rows=1, cols=3, players=4, positioning="strategic"), "too small"),
+        # wrong types are ValueErrors at construction, not TypeErrors or silent truncation
+        (dict(players=2.0), "players=2.0 is not valid"),
+        (dict(board="random", positioning="random", cells=(10.5, 20)), "cells"),
+        (dict(colour="a"), "unknown option 'colour'"),
+    ],
+)
+def test_audit_bad_options_raise_value_error_at_construction(options, message):
+    with pytest.raises(ValueError, match=message):
+        SkyScrapersGame(**options)
+
+
+def test_audit_unknown_option_through_make_is_a_value_error():
+    with pytest.raises(ValueError, match="unknown option 'foo'"):
+        sky_envs.make("sky_scrapers_v0", foo=1)
+
+
+def test_audit_mask_rows_may_end_with_windows_newlines():
+    game = SkyScrapersGame(board="..#\r\n...", positioning="random")
+    assert (game.rows, game.cols) == (2, 3)
+    assert game.fixed_cells.tolist() == [[True, True, False], [True, True, True]]
+
+
+def test_audit_numpy_integer_options_are_accepted():
+    game = SkyScrapersGame(players=np.int64(4), board="random", positioning="random",
+                           rows=np.int64(4), cols=4, cells=(np.int64(8), 12))
+    assert game.num_players == 4 and game.cell_range == (8, 12)
+    state = game.new_initial_state(np.random.default_rng(0))
+    assert state.num_players == 4

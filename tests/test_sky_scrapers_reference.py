@@ -62,7 +62,8 @@ def reference_winners(rows, players, tall=4):
 def positions(draw):
     players = draw(st.sampled_from([2, 4]))
     lines = draw(st.sampled_from(["all", "orthogonal", "hex"]))
-    R, C = draw(st.integers(1, 6)), draw(st.integers(2, 7))
+    R = draw(st.integers(1, 6))
+    C = draw(st.integers(players if R == 1 else 2, 7))  # an env needs a cell per seat at least
     rows = []
     tiles = 0
     for _ in range(R):

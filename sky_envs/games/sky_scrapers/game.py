@@ -41,10 +41,17 @@ class SkyScrapersGame(Game):
                  cells: tuple[int, int] | None = None, lines: str = "all", players: int = 2,
                  positioning: str = "standard", first: str = "player_0",
                  tiles_per_player: int | None = None, skyscraper_height: int = 4,
-                 max_turns: int | None = None):
+                 max_turns: int | None = None, **unknown):
+        if unknown:
+            names = ", ".join(repr(k) for k in sorted(unknown))
+            raise ValueError(f"unknown option {names}: sky_scrapers_v0 takes board, rows, cols, cells, lines, "
+                             "players, positioning, first, tiles_per_player, skyscraper_height, max_turns")
         self._options = dict(board=board, rows=rows, cols=cols, cells=cells, lines=lines, players=players,
                              positioning=positioning, first=first, tiles_per_player=tiles_per_player,
                              skyscraper_height=skyscraper_height, max_turns=max_turns)
+        if isinstance(players, bool) or not isinstance(players, (int, np.integer)):
+            raise ValueError(f"players={players!r} is not valid: expected one of [2, 4]")
+        players = int(players)
         _choice("players", players, (2, 4))
         _choice("lines", lines, tuple(LINE_DIRECTIONS))
         _choice("positioning", positioning, POSITIONINGS)
@@ -83,7 +90,7 @@ class SkyScrapersGame(Game):
             if cells is not None and board != "random":
                 raise ValueError("cells=(min, max) applies to board='random' only")
             return None if board == "random" else np.ones((self.rows, self.cols), dtype=bool)
-        if set(board) <= set(".#/\n ") and "." in board:
+        if set(board) <= set(".#/\r\n ") and "." in board:
             mask = parse_mask(board)
             if (rows, cols) not in ((None, None), mask.shape):
                 raise ValueError(f"rows={rows}, cols={cols} contradict the board mask, which is {mask.shape[0]}x{mask.shape[1]}")
@@ -95,18 +102,27 @@ class SkyScrapersGame(Game):
 
     def _cell_range(self, cells) -> tuple[int, int]:
         B = self.rows * self.cols
+        if B < self.num_players:
+            raise ValueError(f"the board is too small: a {self.rows}x{self.cols} box has fewer cells than "
+                             f"the {self.num_players} players, who need at least one tile each")
         if cells is None:
             return max(self.num_players, (B + 1) // 2), B
         try:
-            low, high = (int(x) for x in cells)
+            low, high = cells
         except (TypeError, ValueError):
-            raise ValueError(f"cells must be a pair (min, max), got {cells!r}") from None
+            raise ValueError(f"cells must be a pair of integers (min, max), got {cells!r}") from None
+        if not all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in (low, high)):
+            raise ValueError(f"cells must be a pair of integers (min, max), got {cells!r}")
+        low, high = int(low), int(high)
         if not self.num_players <= low <= high <= B:
             raise ValueError(f"cells=({low}, {high}) must satisfy {self.num_players} <= min <= max <= {B} (the {self.rows}x{self.cols} box)")
         return low, high
 
     def _check_tiles(self) -> None:
         P, tiles = self.num_players, self.tiles_per_player
+        if tiles is None and self.cell_range[0] < P:  # the default cells // players would be 0
+            raise ValueError(f"the board is too small: {self.cell_range[0]} cell(s) for {P} players, "
+                             "who need at least one tile each")
         if self.positioning == "standard":
             if self.fixed_cells is None:
                 raise ValueError("positioning='standard' needs a fixed board: a random board gives the colours "

@@ -16,7 +16,7 @@ most sky scrapers wins.
 | Action Shape       | (1,)                                             |
 | Action Values      | Discrete(9B + 2), B = rows * cols (326 on the standard 6x6 board) |
 | Observation Shape  | (rows, cols, players + 4) (6, 6, 6 by default)   |
-| Observation Values | [0, B] (heights are raw tile counts)             |
+| Observation Values | [0, B]: heights are tile counts (capped at B, which only a loaded position can exceed) |
 
 ### Options (`sky_envs.make("sky_scrapers_v0", **options)`)
 

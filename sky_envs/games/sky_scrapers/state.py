@@ -45,12 +45,14 @@ class SkyScrapersState(GameState):
         """Every observation channel of every seat, kept up to date move by move, so that
         ``observation(seat)`` is a single column gather. Columns: 0 cells, 1 + c the
         heights of colour c's stacks, P + 1 placement phase, P + 2 colour choice,
-        P + 3 + s seat s's tiles left to place."""
+        P + 3 + s seat s's tiles left to place. Heights are capped at B: only a loaded
+        position can hold more tiles than the box has cells, and the observation space's
+        bound stays true."""
         P, B = self.num_players, self.board.size
         planes = np.zeros((B, 2 * P + 3), dtype=np.float32)
         planes[:, 0] = self.board.cells
         occupied = self.tops >= 0
-        planes[occupied, 1 + self.tops[occupied]] = self.heights[:B][occupied]
+        planes[occupied, 1 + self.tops[occupied]] = np.minimum(self.heights[:B][occupied], B)
         planes[:, P + 1] = self.phase == PLACE
         planes[:, P + 2] = self.phase == CHOOSE
         planes[:, P + 3:] = self.tiles_left
@@ -63,7 +65,7 @@ class SkyScrapersState(GameState):
         twin.tops = self.tops.copy()
         twin.seat_colours = self.seat_colours.copy()
         twin.tiles_left = self.tiles_left.copy()
-        twin.rng = copy.deepcopy(self.rng)
+        # the rng serves set-up only (no chance during play), so clones may share it
         twin._planes = self._planes.copy()
         return twin
 
@@ -132,7 +134,7 @@ class SkyScrapersState(GameState):
             planes = self._planes
             planes[origin, 1:P + 1] = 0
             planes[target, 1:P + 1] = 0
-            planes[target, 1 + colour] = height
+            planes[target, 1 + colour] = min(height, B)
             self._start_turn((seat + 1) % P)
         elif action < 9 * B:
             cell = action - 8 * B

@@ -66,9 +66,8 @@ class SingleAgentEnv(gymnasium.Env):
     # ----------------------------------------------------------------- gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        if seed is not None:
-            for k, agent in enumerate(self.opponents):
-                agent.reset(seed=seed + 1 + k)
+        for k, agent in enumerate(self.opponents):  # every episode: pools pick a new member here
+            agent.reset(seed=None if seed is None else seed + 1 + k)
         position = (options or {}).get("position")
         while True:
             self.seat = int(self.np_random.integers(self.game.num_players)) if self.seat_option == "random" else int(self.seat_option)

@@ -1,0 +1,161 @@
+"""Self-play training, checkpoints and evaluation, with real MaskablePPO on tiny budgets."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from stable_baselines3.common.callbacks import BaseCallback
+
+import sky_envs
+from sky_envs.agents import PolicyAgent, load_checkpoint, make_agent
+from sky_envs.core.gym_env import SingleAgentEnv
+from training.config import load_config
+from training.ratings import bradley_terry, wilson_interval
+from training.selfplay import SelfPlayRun
+
+TINY = {
+    "env.id": "sky_scrapers_v0",
+    "env.options": {"board": "square", "rows": 4, "cols": 4, "positioning": "random"},
+    "train.timesteps": 256, "train.n_envs": 2, "train.checkpoint_every": 128, "train.quick_eval_games": 2,
+    "ppo.n_steps": 32, "ppo.batch_size": 32, "ppo.n_epochs": 1,
+    "policy.net_arch": [32], "pool.window": 2,
+    "eval.games": 2, "eval.opponents": ["random", "greedy", "mcts"], "eval.mcts_simulations": 4,
+}
+
+
+def tiny_config(**changes):
+    return load_config(None, **{**TINY, **changes})
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    run_dir = tmp_path_factory.mktemp("run")
+    run = SelfPlayRun(tiny_config(), run_dir, progress=False, log=lambda *a: None)
+    final = run.train()
+    report = run.evaluate(final)
+    return run, final, report
+
+
+def test_a_run_writes_checkpoints_a_final_policy_and_a_report(trained):
+    run, final, report = trained
+    checkpoints = sorted((run.run_dir / "checkpoints").glob("step_*.pt"))
+    assert [p.name for p in checkpoints] == ["step_000000128.pt", "step_000000256.pt"]
+    assert final.is_file() and (run.run_dir / "model_latest.zip").is_file()
+    state = json.loads((run.run_dir / "run_state.json").read_text())
+    assert state["steps_done"] == 256 and len(state["pool"]) == 2 and len(state["quick_evals"]) == 2
+    assert set(report["ratings"]) == {"policy", "random", "greedy", "mcts"} and report["ratings"]["random"] == 0
+    assert len(report["pairings"]) == 6 and all(p["games"] == 2 for p in report["pairings"])
+    for suffix in ("json", "csv", "png"):
+        assert (run.run_dir / f"evaluation.{suffix}").stat().st_size > 0
+    assert list(run.run_dir.glob("tb/*"))
+
+
+def test_checkpoint_plays_in_the_aec_env_and_as_a_gym_opponent(trained):
+    run, final, _ = trained
+    options = TINY["env.options"]
+    agent = make_agent(str(final), env_id="sky_scrapers_v0", env_options=options)
+    assert isinstance(agent, PolicyAgent) and agent.metadata["training_steps"] == 256
+    env = sky_envs.make_raw("sky_scrapers_v0", **options)
+    env.reset(seed=0)
+    for name in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        env.step(None if terminated or truncated else agent.act(observation))
+    gym_env = SingleAgentEnv("sky_scrapers_v0", opponent=str(final), **options)
+    observation, info = gym_env.reset(seed=1)
+    gym_env.step(int(np.flatnonzero(info["action_mask"])[0]))
+
+
+def test_interrupted_run_resumes_where_it_stopped(tmp_path):
+    class StopAt(BaseCallback):
+        def _on_step(self):
+            if self.num_timesteps >= 160:
+                raise KeyboardInterrupt
+            return True
+
+    config = tiny_config()
+    first = SelfPlayRun(config, tmp_path, progress=False, log=lambda *a: None)
+    with pytest.raises(KeyboardInterrupt):
+        first.train(callback=StopAt())
+    saved = json.loads((tmp_path / "run_state.json").read_text())
+    assert 160 <= saved["steps_done"] < 256 and saved["pool"]
+    with pytest.raises(ValueError, match="already holds a run"):
+        SelfPlayRun(config, tmp_path, progress=False).train()
+    second = SelfPlayRun(config, tmp_path, progress=False, log=lambda *a: None)
+    second.train(resume=True)
+    # the interrupted rollout is redone: the run ends after the first whole rollout past 256
+    assert 256 <= json.loads((tmp_path / "run_state.json").read_text())["steps_done"] <= 256 + 64
+
+
+def test_config_errors_are_clear(tmp_path):
+    with pytest.raises(ValueError, match="unknown config key 'train.timestep'"):
+        load_config(None, **{"env.id": "sky_scrapers_v0", "train.timestep": 5})
+    with pytest.raises(ValueError, match="names no env"):
+        load_config(None)
+    with pytest.raises(ValueError, match="train.n_envs must be a positive integer"):
+        load_config(None, **{"env.id": "sky_scrapers_v0", "train.n_envs": 0})
+    with pytest.raises(ValueError, match="pool.latest"):
+        load_config(None, **{"env.id": "sky_scrapers_v0", "pool.latest": 2})
+    with pytest.raises(ValueError, match="does not exist"):
+        load_config(tmp_path / "missing.yaml")
+    with pytest.raises(ValueError, match="players=3"):
+        SelfPlayRun(tiny_config(**{"env.options": {"players": 3}}), tmp_path)
+
+
+def test_bad_checkpoint_files_are_refused_with_the_reason(trained, tmp_path):
+    _, final, _ = trained
+    options = TINY["env.options"]
+    with pytest.raises(ValueError, match="is a sky_scrapers_v0 policy, not one for scala_v0"):
+        load_checkpoint(final, env_id="scala_v0")
+    with pytest.raises(ValueError, match="expects observations"):
+        load_checkpoint(final, env_id="sky_scrapers_v0", env_options={"board": "standard"})
+    truncated = tmp_path / "truncated.pt"
+    truncated.write_bytes(final.read_bytes()[:500])
+    with pytest.raises(ValueError, match="damaged or truncated"):
+        load_checkpoint(truncated)
+    blob = torch.load(final, weights_only=True)
+    name = next(iter(blob["state_dict"]))
+    blob["state_dict"][name] = blob["state_dict"][name] + 1.0
+    tampered = tmp_path / "tampered.pt"
+    torch.save(blob, tampered)
+    with pytest.raises(ValueError, match="tampered with or corrupted"):
+        load_checkpoint(tampered)
+    foreign = tmp_path / "foreign.pt"
+    torch.save({"weights": torch.zeros(3)}, foreign)
+    with pytest.raises(ValueError, match="not a sky_envs policy checkpoint"):
+        load_checkpoint(foreign)
+    malicious = tmp_path / "malicious.pt"
+    torch.save({"format": "sky_envs.policy/1", "payload": np.random.default_rng(0)}, malicious)
+    with pytest.raises(ValueError, match="refused"):
+        load_checkpoint(malicious)
+    with pytest.raises(ValueError, match="does not exist"):
+        make_agent(str(tmp_path / "nothing.pt"), env_id="sky_scrapers_v0", env_options=options)
+
+
+def test_ratings_and_intervals():
+    even = bradley_terry(["a", "b"], [{"a": "a", "b": "b", "wins": 5, "draws": 0, "losses": 5}], anchor="a")
+    assert abs(even["b"]) < 1e-6
+    strong = bradley_terry(["a", "b", "c"], [
+        {"a": "a", "b": "b", "wins": 9, "draws": 0, "losses": 1},
+        {"a": "b", "b": "c", "wins": 9, "draws": 0, "losses": 1},
+        {"a": "a", "b": "c", "wins": 10, "draws": 0, "losses": 0}], anchor="c")
+    assert strong["a"] > strong["b"] > strong["c"] == 0 and np.isfinite(strong["a"])
+    low, high = wilson_interval(5, 10)
+    assert low < 0.5 < high and 0 <= low and high <= 1
+    assert wilson_interval(10, 10)[1] == pytest.approx(1.0)
+
+
+def test_evaluate_cli_prints_a_table(trained, tmp_path, capsys):
+    from training.evaluate import main
+
+    _, final, _ = trained
+    env_options = TINY["env.options"]
+    config = tmp_path / "c.yaml"
+    import yaml
+
+    config.write_text(yaml.safe_dump({"env": {"id": "sky_scrapers_v0", "options": env_options}}))
+    main(["--config", str(config), "--agents", "random", "greedy", str(final), "--games", "2", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "random vs greedy" in out and "final" in out and (tmp_path / "evaluation.csv").is_file()
+    with pytest.raises(SystemExit):
+        main(["--env", "scala_v0", "--agents", "random", str(final), "--games", "2"])

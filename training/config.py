@@ -1,0 +1,80 @@
+"""Training configuration: YAML files in ``configs/`` merged over these defaults.
+
+Every key is checked: a misspelt key is an error, not a silently ignored setting.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+DEFAULTS: dict[str, Any] = {
+    "env": {"id": None, "options": {}},
+    "train": {
+        "timesteps": 200_000,       # learner steps (at least; a run stops after a whole rollout)
+        "n_envs": 4,                # parallel games (one process; DummyVecEnv)
+        "seed": 0,
+        "checkpoint_every": 20_000,  # steps between checkpoints, pool updates and quick evaluations
+        "quick_eval_games": 20,     # games against each baseline at every checkpoint
+        "torch_threads": 1,         # small networks: more threads only contend (measured)
+    },
+    "ppo": {
+        "n_steps": 256, "batch_size": 256, "n_epochs": 4, "learning_rate": 3.0e-4,
+        "gamma": 0.99, "gae_lambda": 0.95, "ent_coef": 0.01, "clip_range": 0.2, "vf_coef": 0.5,
+    },
+    "policy": {"net_arch": [256, 256], "activation": "relu"},
+    "pool": {
+        "latest": 0.5,              # chance an episode is played against the current policy
+        "window": 5,                # how many past checkpoints stay in the pool
+        "baselines": ["random", "greedy"],
+    },
+    "eval": {"games": 40, "opponents": ["random", "greedy", "mcts"], "mcts_simulations": 50},
+}
+
+
+def _merge(base: dict, override: dict, where: str) -> dict:
+    out = copy.deepcopy(base)
+    for key, value in override.items():
+        if key not in base:
+            raise ValueError(f"unknown config key '{where}{key}': expected one of {sorted(base)}")
+        if isinstance(base[key], dict) and key != "options":
+            if not isinstance(value, dict):
+                raise ValueError(f"config key '{where}{key}' must be a mapping, got {value!r}")
+            out[key] = _merge(base[key], value, f"{where}{key}.")
+        else:
+            out[key] = value
+    return out
+
+
+def load_config(path: str | Path | None = None, **overrides: Any) -> dict:
+    """Defaults, then the YAML file, then ``overrides`` given as ``section.key=value``."""
+    config = copy.deepcopy(DEFAULTS)
+    if path is not None:
+        path = Path(path)
+        if not path.is_file():
+            raise ValueError(f"config file {str(path)!r} does not exist")
+        data = yaml.safe_load(path.read_text()) or {}
+        if not isinstance(data, dict):
+            raise ValueError(f"config file {str(path)!r} must hold a mapping of sections {sorted(DEFAULTS)}")
+        config = _merge(config, data, "")
+    for dotted, value in overrides.items():
+        section, _, key = dotted.partition(".")
+        config = _merge(config, {section: {key: value}}, "")
+    if not config["env"]["id"]:
+        raise ValueError("the config names no env: set env.id (e.g. sky_scrapers_v0)")
+    validate(config)
+    return config
+
+
+def validate(config: dict) -> None:
+    train, pool = config["train"], config["pool"]
+    for key in ("timesteps", "n_envs", "checkpoint_every"):
+        if not isinstance(train[key], int) or train[key] < 1:
+            raise ValueError(f"train.{key} must be a positive integer, got {train[key]!r}")
+    if not 0.0 <= pool["latest"] <= 1.0:
+        raise ValueError(f"pool.latest must be a probability in [0, 1], got {pool['latest']!r}")
+    if pool["latest"] < 1.0 and not pool["baselines"] and pool["window"] < 1:
+        raise ValueError("the opponent pool is empty: give pool.baselines or a pool.window >= 1, or set pool.latest = 1")

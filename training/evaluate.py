@@ -1,0 +1,67 @@
+"""Evaluate agents against each other: a round robin with seats rotating, then ratings.
+
+    python -m training.evaluate --env sky_scrapers_v0 --agents random greedy mcts runs/x/final.pt
+    python -m training.evaluate --config configs/sky_scrapers.yaml --agents random final.pt --games 100
+
+Agents are baseline names (``random``, ``greedy``, ``mcts``) or checkpoint files (``.pt``),
+checked against the env before any game is played. Prints the table and writes
+``evaluation.{json,csv,png}`` into ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from sky_envs.agents import make_agent
+from sky_envs.core.registry import canonical_id, make_game
+from training.config import load_config
+from training.report import build_report, format_table, write_report
+from training.tournament import round_robin
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--env", help="env id (or give --config)")
+    parser.add_argument("--config", help="a YAML config: its env id and options are used")
+    parser.add_argument("--agents", nargs="+", required=True, help="baseline names or checkpoint .pt files")
+    parser.add_argument("--games", type=int, default=40, help="games per pairing")
+    parser.add_argument("--mcts-simulations", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default="evaluation", help="folder for the report files")
+    args = parser.parse_args(argv)
+    try:
+        if args.config:
+            config = load_config(args.config)
+            env_id, options = config["env"]["id"], config["env"]["options"]
+        elif args.env:
+            env_id, options = args.env, {}
+        else:
+            raise ValueError("give --env or --config")
+        env_id = canonical_id(env_id)
+        make_game(env_id, **options)
+        if len(args.agents) < 2 or args.games < 1:
+            raise ValueError("give at least two --agents and --games >= 1")
+        entries = {}
+        for spec in args.agents:
+            name = Path(spec).stem if spec.endswith(".pt") else spec
+            if name in entries:
+                name = f"{name}#{len(entries)}"
+            kwargs = {"simulations": args.mcts_simulations} if spec == "mcts" else {}
+            if spec.endswith(".pt"):
+                kwargs["env_options"] = options
+            entries[name] = make_agent(spec, seed=args.seed, env_id=env_id, **kwargs)
+    except ValueError as error:
+        parser.error(str(error))
+    results = round_robin(env_id, options, entries, args.games, seed=args.seed)
+    anchor = "random" if "random" in entries else next(iter(entries))
+    report = build_report(env_id, options, list(entries), results, anchor)
+    print(format_table(report))
+    files = write_report(report, args.out)
+    print("report:", ", ".join(str(f) for f in files))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""Matches between agents on the State protocol: seats rotate, results from one side."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from sky_envs.agents import Agent
+from sky_envs.core.registry import make_game
+
+
+def play_game(game, agents: list[Agent], seed: int) -> np.ndarray:
+    """One game with ``agents[seat]`` in each seat; the final rewards (zeros if truncated)."""
+    state = game.new_initial_state(np.random.default_rng(seed))
+    for k, agent in enumerate(agents):
+        agent.reset(seed=seed * 17 + k)
+    while state.current_player >= 0:
+        seat = state.current_player
+        observation = {"observation": state.observation(seat), "action_mask": state.legal_mask().astype(np.int8)}
+        state.apply(agents[seat].act(observation, state))
+    return state.returns() if state.is_terminal() else np.zeros(game.num_players)
+
+
+@dataclass
+class PairResult:
+    a: str
+    b: str
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return self.wins + self.draws / 2
+
+    def as_dict(self) -> dict:
+        return {"a": self.a, "b": self.b, "wins": self.wins, "draws": self.draws, "losses": self.losses}
+
+
+def match(env_id: str, options: dict, a: tuple[str, Agent], b: tuple[str, Agent], games: int,
+          seed: int = 0) -> PairResult:
+    """``a`` against ``b``: ``a`` takes seat g % players in game g, ``b`` every other seat."""
+    game = make_game(env_id, **options)
+    result = PairResult(a[0], b[0])
+    for g in range(games):
+        seat = g % game.num_players
+        agents = [b[1]] * game.num_players
+        agents[seat] = a[1]
+        reward = play_game(game, agents, seed + g)[seat]
+        if reward > 0:
+            result.wins += 1
+        elif reward < 0:
+            result.losses += 1
+        else:
+            result.draws += 1
+    return result
+
+
+def round_robin(env_id: str, options: dict, entries: dict[str, Agent], games: int, seed: int = 0,
+                progress=None) -> list[PairResult]:
+    """Every pair of entries plays ``games`` games (seats rotating)."""
+    results = []
+    for name_a, name_b in itertools.combinations(entries, 2):
+        results.append(match(env_id, options, (name_a, entries[name_a]), (name_b, entries[name_b]), games, seed))
+        if progress is not None:
+            progress(results[-1])
+    return results

@@ -1,0 +1,61 @@
+"""Train a self-play MaskablePPO agent, then evaluate it against the baselines.
+
+    python -m training.train --config configs/sky_scrapers.yaml
+    python -m training.train --config configs/sky_scrapers.yaml --timesteps 20000 --run-dir runs/demo
+    python -m training.train --resume runs/demo          # continue an interrupted run
+
+Ends with an evaluation table (ratings and pairings) and writes the report files into the
+run folder. Ctrl-C saves the run so that ``--resume`` continues it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from training.config import load_config
+from training.selfplay import SelfPlayRun, default_run_dir
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", help="a YAML file in configs/ (not needed with --resume)")
+    parser.add_argument("--run-dir", help="where the run is written (default: runs/<env>-<time>)")
+    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in this folder")
+    parser.add_argument("--timesteps", type=int, help="override train.timesteps")
+    parser.add_argument("--eval-games", type=int, help="override eval.games (games per pairing)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+
+    overrides = {}
+    if args.timesteps is not None:
+        overrides["train.timesteps"] = args.timesteps
+    if args.eval_games is not None:
+        overrides["eval.games"] = args.eval_games
+    try:
+        if args.resume:
+            state_file = Path(args.resume) / "run_state.json"
+            if not state_file.is_file():
+                raise ValueError(f"cannot resume: {str(state_file)!r} does not exist")
+            config = json.loads(state_file.read_text())["config"]
+            for dotted, value in overrides.items():
+                section, _, key = dotted.partition(".")
+                config[section][key] = value
+            run_dir = Path(args.resume)
+        else:
+            if not args.config:
+                raise ValueError("give --config FILE (or --resume RUN_DIR)")
+            config = load_config(args.config, **overrides)
+            run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(config["env"]["id"])
+        run = SelfPlayRun(config, run_dir, progress=not args.no_progress)
+    except ValueError as error:
+        parser.error(str(error))
+    final = run.train(resume=bool(args.resume))
+    run.evaluate(final)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

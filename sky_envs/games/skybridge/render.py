@@ -102,6 +102,12 @@ def render_rgb(state) -> np.ndarray:
     else:
         status = "game over by max_turns (draw)"
     colours = "  ".join(f"p{s}=" + "+".join(map(str, cs)) for s, cs in enumerate(game.slot_colour))
-    draw.text((MARGIN / 2, height - CAPTION + 4), f"{game.variant}  scores {scores}", fill=INK, font=small)
-    draw.text((MARGIN / 2, height - CAPTION + 22), f"{status}   colours {colours}", fill=INK, font=small)
+    captions = (f"{game.variant}  scores {scores}", f"{status}   colours {colours}")
+    needed = int(MARGIN + max(small.getlength(text) for text in captions))
+    if needed > width:  # widen the canvas rather than cut the caption off
+        wider = Image.new("RGB", (needed, height), BACKGROUND)
+        wider.paste(image, (0, 0))
+        image, draw = wider, ImageDraw.Draw(wider)
+    for k, text in enumerate(captions):
+        draw.text((MARGIN / 2, height - CAPTION + 4 + 18 * k), text, fill=INK, font=small)
     return np.asarray(image, dtype=np.uint8)

@@ -356,3 +356,23 @@ def test_observation_channels():
     assert blue[0, 5, 3] == 1 and blue[13, 5, 4] == 1     # attacks f14, defends f1
     assert red[13, 5, 3] == 1 and red[0, 5, 4] == 1
     assert blue[..., 3].sum() == blue[..., 4].sum() == 1
+
+
+def test_the_illegal_rule_forbids_a_one_coloured_moved_group_from_the_start():
+    # at the start e5-d4, c6-b5, g5-h4 and i6-j5 leave the moved stone touching nothing. Read
+    # literally, the variant would keep only that stone (Red has none left: Blue wins on ply 1);
+    # the decision makes them illegal, while mover_loses only removes the stranded stone
+    strict = ScalaGame(split_rule="illegal").state_from_text(START_TEXT)
+    assert len(moves(strict)) == 58
+    assert not {"e5-d4", "c6-b5", "g5-h4", "i6-j5"} & moves(strict)
+    loose = ScalaGame().state_from_text(START_TEXT)
+    loose.apply(act("e5", "d4"))
+    assert "d4" not in stones(loose)[0].split() and loose.current_player == 1
+    # not only a lone stone: d9-c8 joins the moved stone to O b8, a one-coloured pair apart
+    # from the mixed {e9 O, f9 X}
+    pair = load(pos(O="b8 d9 e9", X="f9"), split_rule="illegal")
+    assert "d9-c8" not in moves(pair) and "d9-d10" in moves(pair)
+    assert "one-coloured group" in pair.illegal_reason(act("d9", "c8"))
+    loses = load(pos(O="b8 d9 e9", X="f9"))
+    loses.apply(act("d9", "c8"))
+    assert stones(loses) == ("e9", "f9")

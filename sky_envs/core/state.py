@@ -152,7 +152,12 @@ class GameState(ABC):
         return self.to_text()
 
     def clone(self) -> GameState:
-        """An independent copy (its own rng too). Games override with a faster copy."""
+        """An independent copy. Games override with a faster copy.
+
+        A game that draws from ``rng`` during play gives the clone its own copy of the
+        generator; a game whose rng serves set-up only may let clones share it (nothing
+        draws from it after set-up, and copying a generator costs more than a whole move).
+        """
         return copy.deepcopy(self)
 
     def sample_consistent(self, seat: int, rng: np.random.Generator) -> GameState:

@@ -369,7 +369,7 @@ class StackState(GameState):
         twin.stands = [column[:] for column in self.stands]
         twin.groups = self.groups[:]
         twin.cells = self.cells.copy()
-        twin.rng = copy.deepcopy(self.rng)
+        # the rng is never drawn from during play (no chance after set-up): clones share it
         return twin
 
     def to_text(self) -> str:

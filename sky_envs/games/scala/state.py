@@ -76,7 +76,7 @@ class ScalaState(GameState):
     # ------------------------------------------------------------------ clone
     def clone(self) -> ScalaState:
         twin = copy.copy(self)
-        twin.rng = copy.deepcopy(self.rng)
+        # the rng is never drawn from during play (no chance in Scala): clones share it
         return twin  # masks are ints, the legal mask is read-only and replaced, never edited
 
     # ------------------------------------------------------------------ rules

@@ -158,7 +158,7 @@ class SkybridgeState(GameState):
         """Every legal action of ``seat`` (empty when it cannot place)."""
         game = self.game
         B = game.num_foundations
-        heights, kinds, colours = self.heights, self.top_kind, self.top_colour
+        heights, colours = self.heights, self.top_colour
         order = self._order
         if not order:
             return []

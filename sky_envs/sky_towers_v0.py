@@ -107,7 +107,7 @@ At the end: score = sails on completed towers' cards + sails of held bonus cards
 sails wins; tie: most flags on completed towers' cards; still tied: a shared win. Two
 seats: +1 / -1, 0 for a shared win. More seats: each winner +1, every other seat -1; all 0
 if every seat wins. `max_turns` truncates with 0 for all. `infos[agent]` holds `scores`,
-`flags`, `bonuses` (name -> holder seat or -1), `turns`, and `winners` at the end.
+`flags`, `bonuses` (name -> holder seat or -1), `turns`, and `winners` (seat indices) at the end.
 
 ### Turns and rules decided here (the contract is silent)
 

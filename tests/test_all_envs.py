@@ -87,3 +87,22 @@ def test_env_round_trips_through_deepcopy_and_pickle(env_id):
     for twin in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
         assert twin.unwrapped.state.to_text() == env.unwrapped.state.to_text()
         assert twin.render() == env.render()
+
+
+@pytest.mark.parametrize("env_id", BUILTIN)
+def test_infos_name_the_winners_at_the_end(env_id):
+    for max_turns in (None, 3):
+        options = {} if max_turns is None else {"max_turns": max_turns}
+        env = sky_envs.make(env_id, **options)
+        env.reset(seed=2)
+        rng = np.random.default_rng(2)
+        while env.unwrapped.state.current_player >= 0:
+            mask = env.observe(env.agent_selection)["action_mask"]
+            env.step(int(rng.choice(np.flatnonzero(mask))))
+        winners = env.infos["player_0"]["winners"]
+        assert all(isinstance(seat, int) and 0 <= seat < env.num_agents for seat in winners)
+        if env.unwrapped.state.is_truncated():
+            assert winners == [] and not any(env.rewards.values())
+        else:
+            positive = [i for i, agent in enumerate(env.possible_agents) if env.rewards[agent] > 0]
+            assert set(positive) <= set(winners)

@@ -132,7 +132,7 @@ def test_infos_hold_scores_bonuses_and_winners():
                                             rest="discards", end="0", final="yes", actions=3)})
     assert env.infos["player_0"]["scores"] == [7, 0]
     env.step(247)
-    assert env.infos["player_1"]["winners"] == ["player_0"]
+    assert env.infos["player_1"]["winners"] == [0]
     assert env.rewards == {"player_0": 1.0, "player_1": -1.0}
 
 

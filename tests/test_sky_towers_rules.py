@@ -440,20 +440,20 @@ def winner_of(piles, bonuses=None, players=2):
 
 def test_most_sails_wins():
     # 7.7.7 has 3 sails and 3 flags; 10.9.2 has 1 sail; 10.6.5 has 2 sails and 1 flag
-    assert winner_of({0: "7.7.7", 1: "10.6.5"}) == ([1.0, -1.0], ["player_0"])
-    assert winner_of({0: "10.9.2", 1: "10.6.5"}) == ([-1.0, 1.0], ["player_1"])
+    assert winner_of({0: "7.7.7", 1: "10.6.5"}) == ([1.0, -1.0], [0])
+    assert winner_of({0: "10.9.2", 1: "10.6.5"}) == ([-1.0, 1.0], [1])
 
 
 def test_bonus_sails_count_and_flags_break_ties():
     # 3 sails each; flags 3 against 1
-    assert winner_of({0: "10.9.2", 1: "7.7.7"}, bonuses={"perfect": 0}) == ([-1.0, 1.0], ["player_1"])
-    assert winner_of({0: "10.9.2 10.8.3", 1: "7.7.7"}, bonuses={"real_estate_king": 0}) == ([1.0, -1.0], ["player_0"])
+    assert winner_of({0: "10.9.2", 1: "7.7.7"}, bonuses={"perfect": 0}) == ([-1.0, 1.0], [1])
+    assert winner_of({0: "10.9.2 10.8.3", 1: "7.7.7"}, bonuses={"real_estate_king": 0}) == ([1.0, -1.0], [0])
 
 
 def test_a_full_tie_is_a_shared_win():
-    assert winner_of({0: "10.6.5", 1: "10.5.6"}) == ([0.0, 0.0], ["player_0", "player_1"])
+    assert winner_of({0: "10.6.5", 1: "10.5.6"}) == ([0.0, 0.0], [0, 1])
     three = winner_of({0: "10.6.5", 1: "10.5.6", 2: "10.9.2"}, players=3)
-    assert three == ([1.0, 1.0, -1.0], ["player_0", "player_1"])
+    assert three == ([1.0, 1.0, -1.0], [0, 1])
 
 
 def test_max_turns_truncates_as_a_draw():

@@ -166,6 +166,8 @@ class SkyEnv(AECEnv):
         truncated = not state.is_terminal()
         returns = np.zeros(self.num_agents) if truncated else state.returns()
         info = state.info()
+        if truncated:
+            info["winners"] = []  # max_turns: a draw with no winner, in every game
         for agent in self.agents:
             self.rewards[agent] = float(returns[self._seat[agent]])
             self.infos[agent] = dict(info)

@@ -238,7 +238,7 @@ class SkyTowersState(GameState):
             "turns": self.turns,
         }
         if self.phase == OVER:
-            info["winners"] = [f"player_{s}" for s in self.winners()]
+            info["winners"] = self.winners()
         return info
 
     def observation(self, seat: int) -> np.ndarray:

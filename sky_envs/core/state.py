@@ -32,6 +32,16 @@ class IllegalActionError(ValueError):
     """An action that is out of range or not legal in the current position."""
 
 
+def win_loss_returns(winners, num_players: int) -> np.ndarray:
+    """The shared reward convention: +1 for each winner, -1 for every other seat, and 0
+    for all when every seat (or no seat) is a winner."""
+    out = np.zeros(num_players)
+    if 0 < len(winners) < num_players:
+        out[:] = -1.0
+        out[list(winners)] = 1.0
+    return out
+
+
 class Game(ABC):
     """One configuration of a game. Subclasses validate their options in ``__init__``.
 

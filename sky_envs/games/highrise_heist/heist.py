@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sky_envs.core.state import win_loss_returns
 from sky_envs.games.highrise_heist.state import HEIGHT, PLACE, TRANSFER, StackState, cells_array
 
 NUM_STANDS = 10
@@ -106,11 +107,7 @@ class HeistState(StackState):
 
     # ------------------------------------------------------------ results
     def returns(self) -> np.ndarray:
-        out = np.zeros(2)
-        if self.finished:
-            w = self.winner()
-            out[w], out[1 - w] = 1.0, -1.0
-        return out
+        return win_loss_returns([self.winner()] if self.finished else [], 2)
 
     def info(self) -> dict:
         golden = self.stands[GOLDEN]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sky_envs.core.state import win_loss_returns
 from sky_envs.games.highrise_heist.state import HEIGHT, PLACE, StackState
 
 NUM_STANDS = 9
@@ -155,11 +156,7 @@ class RushState(StackState):
                 values = self.scores()
             mean = sum(values) / NUM_SEATS
             return np.array([(v - mean) / SCORE_SCALE for v in values])
-        winners = self.winners()
-        if 0 < len(winners) < NUM_SEATS:
-            out[:] = -1.0
-            out[winners] = 1.0
-        return out
+        return win_loss_returns(self.winners(), NUM_SEATS)
 
     def info(self) -> dict:
         info = {

@@ -6,7 +6,7 @@ import copy
 
 import numpy as np
 
-from sky_envs.core.state import GameState
+from sky_envs.core.state import GameState, win_loss_returns
 from sky_envs.games.scala.board import (
     CELL_NAMES,
     COLOUR_NAMES,
@@ -191,11 +191,7 @@ class ScalaState(GameState):
         return self.end == END_MAX_TURNS
 
     def returns(self) -> np.ndarray:
-        out = np.zeros(2)
-        if self.winner >= 0:
-            out[:] = -1.0
-            out[self.winner] = 1.0
-        return out
+        return win_loss_returns([self.winner] if self.winner >= 0 else [], 2)
 
     def info(self) -> dict:
         info = {"stones": [self.stones[0].bit_count(), self.stones[1].bit_count()], "plies": self.plies}

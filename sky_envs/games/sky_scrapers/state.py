@@ -7,7 +7,7 @@ import copy
 import numpy as np
 
 from sky_envs.core.boards import DIRECTION_NAMES
-from sky_envs.core.state import GameState
+from sky_envs.core.state import GameState, win_loss_returns
 from sky_envs.games.sky_scrapers.board import Board
 
 MOVE, PLACE, CHOOSE = "move", "place", "choose"
@@ -219,13 +219,7 @@ class SkyScrapersState(GameState):
         return [s for s in range(self.num_players) if (counts[s], tallest[s]) == best]
 
     def returns(self) -> np.ndarray:
-        out = np.zeros(self.num_players)
-        if self.finished:
-            winners = self.winners()
-            if len(winners) < self.num_players:
-                out[:] = -1.0
-                out[winners] = 1.0
-        return out
+        return win_loss_returns(self.winners() if self.finished else [], self.num_players)
 
     def info(self) -> dict:
         counts, tallest = self.skyscrapers()

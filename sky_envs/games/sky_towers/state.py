@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sky_envs.core.state import GameState
+from sky_envs.core.state import GameState, win_loss_returns
 from sky_envs.games.sky_towers.deck import (BIG_BEN, BONUS_NAMES, HAND_SIZE, KING, LUCKY, PERFECT,
                                             ROMANCE, SKY, TRIPLE)
 from sky_envs.games.sky_towers.layout import (ASK, BOTTOM, BUILD, CHAOS, DISMANTLE, DRAW, EXCHANGE,
@@ -221,13 +221,7 @@ class SkyTowersState(GameState):
         return [s for s in tied if self.flags[s] == most_flags]
 
     def returns(self) -> np.ndarray:
-        out = np.zeros(self.n)
-        if self.phase == OVER:
-            winners = self.winners()
-            if len(winners) < self.n:
-                out[:] = -1.0
-                out[winners] = 1.0
-        return out
+        return win_loss_returns(self.winners() if self.phase == OVER else [], self.n)
 
     def info(self) -> dict:
         info = {

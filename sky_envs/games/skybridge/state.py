@@ -17,7 +17,7 @@ import copy
 
 import numpy as np
 
-from sky_envs.core.state import GameState
+from sky_envs.core.state import GameState, win_loss_returns
 from sky_envs.games.skybridge.observation import (
     F_BRIDGES, F_HEIGHT, F_LOWEST, F_ONE, F_ROOFED, F_STOREYS, NUM_FEATURES, TOP_ROWS,
 )
@@ -382,11 +382,7 @@ class SkybridgeState(GameState):
             for s in range(P):
                 out[s] = scores[s] - (total - scores[s]) / (P - 1)
             return out
-        winners = self.winners()
-        if len(winners) < P:
-            out[:] = -1.0
-            out[winners] = 1.0
-        return out
+        return win_loss_returns(self.winners(), P)
 
     def info(self) -> dict:
         info = {"scores": self.scores(), "colours": [list(c) for c in self.game.slot_colour]}

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from sky_envs.agents import PolicyAgent, make_agent, save_checkpoint
+from sky_envs.agents.policy import policy_kwargs
 from sky_envs.core.gym_env import SingleAgentEnv
 from sky_envs.core.registry import canonical_id, make_game
 from training.pool import OpponentPool, PoolAgent
@@ -73,16 +74,12 @@ class SelfPlayRun:
         return vec
 
     def _new_model(self, vec):
-        import torch
         from sb3_contrib import MaskablePPO
 
         policy = self.config["policy"]
-        activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}.get(policy["activation"])
-        if activation is None:
-            raise ValueError(f"policy.activation {policy['activation']!r} is not supported: expected 'relu' or 'tanh'")
         return MaskablePPO("MlpPolicy", vec, seed=self.seed, device="cpu", verbose=0,
                            tensorboard_log=str(self.run_dir / "tb"),
-                           policy_kwargs={"net_arch": list(policy["net_arch"]), "activation_fn": activation},
+                           policy_kwargs=policy_kwargs(policy["net_arch"], policy["activation"]),
                            **self.config["ppo"])
 
     # ------------------------------------------------------------ checkpoints

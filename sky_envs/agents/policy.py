@@ -37,18 +37,31 @@ def weights_digest(state_dict: dict) -> str:
     return digest.hexdigest()
 
 
-def build_policy(observation_shape, num_actions: int, net_arch, activation: str, low=0.0, high=np.inf):
-    """The MaskablePPO actor-critic network for these shapes (untrained)."""
+def policy_kwargs(net_arch, activation: str) -> dict:
+    """MaskablePPO ``policy_kwargs`` for a network description (as stored in checkpoints).
+
+    Inputs go through ``log1p``: observations are raw counts (stack heights, cards) whose
+    range differs between games and channels, and log-scaling them keeps every input near
+    the unit range without per-game constants.
+    """
     import torch
-    from gymnasium import spaces
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from sky_envs.agents.features import Log1pFlatten
 
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation {activation!r} is not supported: expected one of {ACTIVATIONS}")
-    act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[activation]
+    return {"net_arch": list(net_arch), "activation_fn": {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[activation],
+            "features_extractor_class": Log1pFlatten}
+
+
+def build_policy(observation_shape, num_actions: int, net_arch, activation: str, low=0.0, high=np.inf):
+    """The MaskablePPO actor-critic network for these shapes (untrained)."""
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
     observation_space = spaces.Box(low, high, shape=tuple(observation_shape), dtype=np.float32)
     return MaskableActorCriticPolicy(observation_space, spaces.Discrete(num_actions), lambda _: 0.0,
-                                     net_arch=net_arch, activation_fn=act)
+                                     **policy_kwargs(net_arch, activation))
 
 
 def save_checkpoint(path: str | os.PathLike, policy, metadata: dict[str, Any]) -> Path:

@@ -92,20 +92,26 @@ def _jump_component(cell: int, occ: int, table) -> int:
     return comp
 
 
+def flood(seed: int, within: int) -> int:
+    """The stones of ``within`` 8-connected (inside ``within``) to the stones of ``seed``."""
+    group = frontier = seed
+    while frontier:
+        grown = 0
+        while frontier:
+            low = frontier & -frontier
+            grown |= ADJ[low.bit_length() - 1]
+            frontier ^= low
+        frontier = grown & within & ~group
+        group |= frontier
+    return group
+
+
 def components(occ: int) -> list[int]:
     """The 8-connected groups of the stones in ``occ``, as masks."""
     groups = []
     rest = occ
     while rest:
-        group = frontier = rest & -rest
-        while frontier:
-            grown = 0
-            while frontier:
-                low = frontier & -frontier
-                grown |= ADJ[low.bit_length() - 1]
-                frontier ^= low
-            frontier = grown & rest & ~group
-            group |= frontier
+        group = flood(rest & -rest, rest)
         groups.append(group)
         rest &= ~group
     return groups
@@ -168,16 +174,7 @@ def cuts(cell: int, occ: int) -> bool:
     ring = ADJ[cell] & occ
     if not ring:
         return True
-    group = frontier = ring & -ring
-    while frontier:
-        grown = 0
-        while frontier:
-            low = frontier & -frontier
-            grown |= ADJ[low.bit_length() - 1]
-            frontier ^= low
-        frontier = grown & ring & ~group
-        group |= frontier
-    return group != ring
+    return flood(ring & -ring, ring) != ring
 
 
 def split_legal_targets(start: int, targets: int, blue: int, red: int, colour: int) -> int:

@@ -376,3 +376,26 @@ def test_the_illegal_rule_forbids_a_one_coloured_moved_group_from_the_start():
     loses = load(pos(O="b8 d9 e9", X="f9"))
     loses.apply(act("d9", "c8"))
     assert stones(loses) == ("e9", "f9")
+
+
+def test_split_targets_of_a_connected_board_match_the_full_group_search():
+    # split_legal_targets(connected=True) skips the group search when the moving stone's
+    # neighbours hold together; it must give what the full search gives, on every stone of
+    # positions from random play (always one group at the start of a turn)
+    from sky_envs.games.scala.rules import split_legal_targets
+
+    rng = np.random.default_rng(5)
+    checked = 0
+    for _ in range(30):
+        state = ScalaGame(split_rule="illegal").state_from_text(START_TEXT)
+        while state.current_player >= 0:
+            colour = state.current_player
+            blue, red = state.stones
+            assert state.connected
+            for start, ends in all_targets(state.stones[colour], blue | red, colour).items():
+                full = split_legal_targets(start, ends, blue, red, colour)
+                assert split_legal_targets(start, ends, blue, red, colour, connected=True) == full
+                assert full == state.targets(start)
+                checked += 1
+            state.apply(int(rng.choice(state.legal_actions())))
+    assert checked > 1000

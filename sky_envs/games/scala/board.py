@@ -102,6 +102,34 @@ def _tables():
 
 ADJ, JUMPS, STEPS = _tables()
 
+#: OVERS[i]: bitmask of the cells a jump from i can go over (those with a cell behind them)
+OVERS: tuple[int, ...]
+#: JUMP_LANDS[i][occ & OVERS[i]]: bitmask of the landing cells of the jumps from i over the
+#: stones ``occ`` (whether they are empty, or a goal, is left to the caller). One dict lookup
+#: instead of a loop over the jumps of i: move generation does this for every stone and
+#: every cell a chain reaches.
+JUMP_LANDS: tuple[dict[int, int], ...]
+
+
+def _jump_lands():
+    overs, lands = [], []
+    for r, c in CELL_RC:
+        pairs = [(1 << CELL_AT[r + dr, c + dc], 1 << CELL_AT[r + 2 * dr, c + 2 * dc])
+                 for dr, dc in DIRECTIONS
+                 if (r + dr, c + dc) in CELL_AT and (r + 2 * dr, c + 2 * dc) in CELL_AT]
+        table = {0: 0}
+        for over_bit, land_bit in pairs:   # all subsets of the over cells, adding one at a time
+            for key, value in list(table.items()):
+                table[key | over_bit] = value | land_bit
+        overs.append(sum(over_bit for over_bit, _ in pairs))
+        lands.append(table)
+    return tuple(overs), tuple(lands)
+
+
+OVERS, JUMP_LANDS = _jump_lands()
+#: NOT_DEFENDED[colour]: every cell but the goal ``colour`` defends (which its stones never enter)
+NOT_DEFENDED = tuple(FULL & ~(1 << goal) for goal in DEFENDED_GOAL)
+
 #: observation/text grid index (row 14 first, columns a..k) of every cell: ``(14 - row) * 11 + col``
 GRID_INDEX = np.array([(ROWS - r) * COLS + c for r, c in CELL_RC], dtype=np.intp)
 #: True where the 14 x 11 box has a board cell

@@ -6,7 +6,7 @@ explanations and the tests share one implementation of each rule sentence.
 
 from __future__ import annotations
 
-from sky_envs.games.scala.board import ADJ, FULL, JUMPS, STEPS
+from sky_envs.games.scala.board import ADJ, FULL, JUMP_LANDS, JUMPS, NOT_DEFENDED, OVERS, STEPS
 
 MOVER_LOSES, ILLEGAL = "mover_loses", "illegal"
 SPLIT_RULES = (MOVER_LOSES, ILLEGAL)
@@ -54,42 +54,42 @@ def all_targets(stones: int, occ: int, colour: int) -> dict[int, int]:
     from s by even offsets, while the two ends of a jump over s are neighbours of s. The
     removed jumps therefore never touch the components s reaches.
     """
-    table, steps = JUMPS[colour], STEPS[colour]
-    free = FULL & ~occ
+    empty = ~occ & NOT_DEFENDED[colour]   # cells a step or a jump may end on
+    free = empty                          # ... and in no component collected yet
     comps: list[int] = []
     out = {}
     while stones:
         low = stones & -stones
-        start = low.bit_length() - 1
         stones ^= low
-        reach = 0
-        for over_bit, land_bit, land in table[start]:
-            if occ & over_bit and free & land_bit and not reach & land_bit:
+        start = low.bit_length() - 1
+        reach = ADJ[start] & empty
+        lands = JUMP_LANDS[start][occ & OVERS[start]] & empty
+        while lands:
+            land_bit = lands & -lands
+            if free & land_bit:
+                # a new component: flood it (inline, as most are one cell and a call would
+                # cost as much as the flood); components are disjoint, so ``free`` is shared
+                free ^= land_bit
+                comp = todo = land_bit
+                while todo:
+                    bit = todo & -todo
+                    todo ^= bit
+                    cell = bit.bit_length() - 1
+                    new = JUMP_LANDS[cell][occ & OVERS[cell]] & free
+                    if new:
+                        free ^= new
+                        comp |= new
+                        todo |= new
+                comps.append(comp)
+            else:                         # collected for an earlier stone
                 for comp in comps:
                     if comp & land_bit:
                         break
-                else:
-                    comp = _jump_component(land, occ, table)
-                    comps.append(comp)
-                reach |= comp
-        targets = ((steps[start] & ~occ) | reach) & ~low
-        if targets:
-            out[start] = targets
+            reach |= comp
+            lands &= ~comp
+        if reach:
+            out[start] = reach
     return out
-
-
-def _jump_component(cell: int, occ: int, table) -> int:
-    """The empty cells joined to the empty ``cell`` by jumps over the stones ``occ``."""
-    free = FULL & ~occ & ~(1 << cell)
-    comp = 1 << cell
-    todo = [cell]
-    while todo:
-        for over_bit, land_bit, land in table[todo.pop()]:
-            if occ & over_bit and free & land_bit:
-                free ^= land_bit
-                comp |= land_bit
-                todo.append(land)
-    return comp
 
 
 def flood(seed: int, within: int) -> int:
@@ -167,25 +167,34 @@ def after_move(blue: int, red: int, colour: int, start: int, end: int, rule: str
     return blue & keep, red & keep, outcome
 
 
+#: _RING_CUTS[cell][ring]: ``cuts``' answer for each set of occupied neighbours of ``cell``,
+#: remembered as it is first met (at most 2**8 rings per cell, so the memo stays small)
+_RING_CUTS: tuple[dict[int, bool], ...] = tuple({} for _ in ADJ)
+
+
 def cuts(cell: int, occ: int) -> bool:
     """Whether the stones ``occ`` (``cell`` already emptied, and connected with it) might fall
     apart without ``cell``: False when the stones around ``cell`` stay linked among themselves,
     which is enough for the rest to stay connected. True means "check with ``components``"."""
     ring = ADJ[cell] & occ
-    if not ring:
-        return True
-    return flood(ring & -ring, ring) != ring
+    known = _RING_CUTS[cell].get(ring)
+    if known is None:
+        known = _RING_CUTS[cell][ring] = not ring or flood(ring & -ring, ring) != ring
+    return known
 
 
-def split_legal_targets(start: int, targets: int, blue: int, red: int, colour: int) -> int:
-    """Under ``split_rule="illegal"``: the subset of ``targets`` that do not break the split rule."""
+def split_legal_targets(start: int, targets: int, blue: int, red: int, colour: int,
+                        connected: bool = False) -> int:
+    """Under ``split_rule="illegal"``: the subset of ``targets`` that do not break the split rule.
+    ``connected``: the stones, the moving one included, are known to be one group (as at the
+    start of every turn of a game), which lets most stones skip the search for groups."""
     start_bit = 1 << start
     if colour == 0:
         blue &= ~start_bit
     else:
         red &= ~start_bit
     rest = blue | red                      # the board without the moving stone
-    groups = components(rest)
+    groups = [rest] if connected and not cuts(start, rest) else components(rest)
     if len(groups) == 1:
         # the rest holds together: a target touching it keeps one group; a lone target would
         # strand the moved stone in a one-coloured group (or, with only one colour left on the

@@ -37,6 +37,11 @@ END_NO_MOVE = "no_move"        # the loser had no legal move
 END_MAX_TURNS = "max_turns"    # truncated: a draw
 
 _MASK_BYTES = NUM_CELLS * NUM_CELLS // 8
+_CELL_BYTES = NUM_CELLS // 8
+#: where the observation's channels 1 (own stones) and 2 (opponent's) of every cell sit in the
+#: flattened (14, 11, 5) array, in the order of the bits of ``mine | theirs << 88``: one flat
+#: fancy-index assignment fills both channels
+_STONE_SLOTS = np.concatenate((GRID_INDEX * 5 + 1, GRID_INDEX * 5 + 2))
 
 
 class ScalaState(GameState):
@@ -91,7 +96,7 @@ class ScalaState(GameState):
         out = all_targets(self.stones[colour], occ, colour)
         if illegal_rule:
             out = {start: legal for start, ends in out.items()
-                   if (legal := split_legal_targets(start, ends, blue, red, colour))}
+                   if (legal := split_legal_targets(start, ends, blue, red, colour, self.connected))}
         return out
 
     def _start_turn(self, colour: int) -> None:
@@ -204,11 +209,10 @@ class ScalaState(GameState):
     def observation(self, seat: int) -> np.ndarray:
         """``(14, 11, 5)`` float32, row 14 first, columns a..k (see ``scala_v0``)."""
         obs = self.game.observation_base[seat].copy()
-        flat = obs.reshape(-1, 5)
-        packed = np.frombuffer(self.stones[seat].to_bytes(11, "little") + self.stones[1 - seat].to_bytes(11, "little"),
-                               dtype=np.uint8)
-        bits = np.unpackbits(packed, bitorder="little").reshape(2, NUM_CELLS).T
-        flat[GRID_INDEX, 1:3] = bits
+        mine, theirs = self.stones[seat], self.stones[1 - seat]
+        bits = np.unpackbits(np.frombuffer((mine | theirs << NUM_CELLS).to_bytes(2 * _CELL_BYTES, "little"),
+                                           dtype=np.uint8), bitorder="little")
+        obs.reshape(-1)[_STONE_SLOTS] = bits
         return obs
 
     # ------------------------------------------------------------------ text

@@ -17,6 +17,7 @@ from sky_envs.games.highrise_heist.observation import HEIST_CHANNELS, RUSH_CHANN
 from sky_envs.games.highrise_heist.rush import NUM_STANDS as RUSH_STANDS
 from sky_envs.games.highrise_heist.rush import RushState
 from sky_envs.games.highrise_heist.state import HEIGHT, PLACE, TRANSFER
+from sky_envs.games.highrise_heist.tables import heist_tables, rush_tables
 
 MODES = ("ffa", "teams")
 REWARDS = ("win", "score")
@@ -54,6 +55,20 @@ class _StandsGame(Game):
     def _empty(self) -> list[list[int]]:
         return [[] for _ in range(self.num_stands)]
 
+    def _tables(self):
+        """The shared lookup tables of this configuration (``tables.py``)."""
+        raise NotImplementedError
+
+    # the tables are shared and large: copies and pickles leave them out and look them up again
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        del state["tables"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.tables = self._tables()
+
 
 class HighriseHeistGame(_StandsGame):
     """Highrise Heist for 2 seats; options: ``max_turns`` (default 200 turns)."""
@@ -69,6 +84,10 @@ class HighriseHeistGame(_StandsGame):
         self.layout = ActionLayout(HEIST_STANDS, swap=True)
         self.num_actions = self.layout.size  # 267
         self.observation_shape = (HEIST_STANDS, HEIGHT, HEIST_CHANNELS)
+        self.tables = self._tables()
+
+    def _tables(self):
+        return heist_tables(HEIST_STANDS)
 
     def new_initial_state(self, rng: np.random.Generator) -> HeistState:
         return HeistState(self, self._empty(), 0, PLACE, False, rng)
@@ -91,6 +110,10 @@ class GoldenRushGame(_StandsGame):
         self.layout = ActionLayout(RUSH_STANDS, swap=False)
         self.num_actions = self.layout.size  # 217
         self.observation_shape = (RUSH_STANDS, HEIGHT, RUSH_CHANNELS)
+        self.tables = self._tables()
+
+    def _tables(self):
+        return rush_tables(RUSH_STANDS, self.mode == "teams")
 
     def new_initial_state(self, rng: np.random.Generator) -> RushState:
         return RushState(self, self._empty(), 0, TRANSFER, False, [], rng)

@@ -14,33 +14,38 @@ from __future__ import annotations
 import numpy as np
 
 from sky_envs.core.state import win_loss_returns
+from sky_envs.games.highrise_heist.observation import heist_observation
 from sky_envs.games.highrise_heist.state import HEIGHT, PLACE, TRANSFER, StackState, cells_array
 
 NUM_STANDS = 10
 GOLDEN = 0
 COLOUR_LETTERS = "br"
-_UNLIMITED = 2 * HEIGHT  # a transfer of the mover's colour may overflow (trimmed to 11)
 
 
 class HeistState(StackState):
     """A Highrise Heist position; see :mod:`sky_envs.highrise_heist_v0` for the rules."""
 
     # ------------------------------------------------------------ hooks
-    def _transfer_limits(self) -> list[list[int]]:
-        own = self.to_move
-        limits = [None, None]
-        limits[own] = [_UNLIMITED] * NUM_STANDS
-        limits[1 - own] = [HEIGHT - 1] * NUM_STANDS
-        return limits
-
     def _placement_limits(self) -> list[int]:
         return [self._placement_cap()] * NUM_STANDS
 
     def _placement_cap(self) -> int:
         if self.closed_this_turn:
             return HEIGHT - 1
-        open_count = NUM_STANDS - [len(column) for column in self.stands].count(HEIGHT)
+        open_count = NUM_STANDS - self.heights.count(HEIGHT)
         return HEIGHT if open_count <= 2 else HEIGHT - 1
+
+    def _settle(self) -> None:
+        # the cap changes only with the position: fixed here for the mask and the observation
+        self.cap = self._placement_cap()
+        super()._settle()
+
+    def _can_place(self) -> bool:
+        return min(self.heights) < self.cap
+
+    def _placement_context(self) -> int:
+        """See ``tables.heist_tables``: 1 block on turn 0, else 3; cap 10 or 11 for all stands."""
+        return (self.turn != 0) * 2 + (self.cap == HEIGHT)
 
     def _max_blocks(self) -> int:
         return 1 if self.turn == 0 else 3
@@ -54,6 +59,9 @@ class HeistState(StackState):
     def _swap(self) -> None:
         self.stands = [[1 - c for c in column] for column in self.stands]
         self.cells = cells_array(self.stands)
+        for s in range(NUM_STANDS):  # top colours and owners changed; the group sizes did not
+            self._recode(s)
+        self._over_by_rules = self._decided()
 
     def closed_counts(self) -> list[int]:
         counts = [0, 0]
@@ -121,7 +129,5 @@ class HeistState(StackState):
             info["winners"] = [self.winner()]
         return info
 
-    def observation(self, seat: int) -> np.ndarray:
-        from sky_envs.games.highrise_heist.observation import heist_observation
-
-        return heist_observation(self, seat)
+    #: ``observation(seat)``: the seat-relative tensor (see ``observation.py``)
+    observation = heist_observation

@@ -16,8 +16,6 @@ S = 10 gives N = 267 (swap = 266); S = 9 gives N = 217.
 
 from __future__ import annotations
 
-import numpy as np
-
 PAIR_COUNTS = ((1, 1), (1, 2), (2, 1))
 
 
@@ -42,19 +40,6 @@ class ActionLayout:
             for a, b in PAIR_COUNTS:
                 parts.append(((s, a), (t, b)))
         self.placements = tuple(parts)
-        # vector tables for the placement mask: room per stand >= needed count
-        self.single_need = np.array([1, 2, 3], dtype=np.int8)
-        pair_s, pair_t, need_s, need_t = [], [], [], []
-        for s, t in self.pairs:
-            for a, b in PAIR_COUNTS:
-                pair_s.append(s)
-                pair_t.append(t)
-                need_s.append(a)
-                need_t.append(b)
-        self.pair_s = np.array(pair_s, dtype=np.intp)
-        self.pair_t = np.array(pair_t, dtype=np.intp)
-        self.pair_need_s = np.array(need_s, dtype=np.int8)
-        self.pair_need_t = np.array(need_t, dtype=np.int8)
 
     def placement_action(self, parts: dict[int, int] | list[tuple[int, int]]) -> int:
         """The action index of a placement given as ``{stand: count}`` or ``[(stand, count)]``."""

@@ -12,9 +12,12 @@ published engine does) and the centre belongs to the first of them.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from sky_envs.core.state import win_loss_returns
+from sky_envs.games.highrise_heist.observation import rush_observation
 from sky_envs.games.highrise_heist.state import HEIGHT, PLACE, StackState
 
 NUM_STANDS = 9
@@ -60,12 +63,20 @@ class RushState(StackState):
             caps.append(HEIGHT if len(stands[2 * seat + 1]) == HEIGHT else HEIGHT - 1)
         return caps
 
-    def _transfer_limits(self) -> list[list[int]]:
-        caps = self.capacities()
-        return [caps] * NUM_SEATS
-
     def _placement_limits(self) -> list[int]:
         return self.capacities()
+
+    def _capacity_bit(self, stand: int) -> int:
+        """The bit of :meth:`capacities`: capacity 11 (1) or 10 (0)."""
+        if stand == CENTRE:
+            return 1 if self.queue else 0
+        if stand % 2:
+            return 1
+        return 1 if len(self.stands[stand - 1]) == HEIGHT else 0
+
+    def _can_place(self) -> bool:
+        # some stand has h < 10 + cb, i.e. h - cb < 10
+        return min(map(operator.sub, self.heights, self.cap_bits)) < HEIGHT - 1
 
     def _on_close(self) -> None:
         stands = self.stands
@@ -73,6 +84,9 @@ class RushState(StackState):
             if (seat not in self.queue and len(stands[2 * seat + 1]) == HEIGHT
                     and len(stands[2 * seat + 2]) == HEIGHT):
                 self.queue.append(seat)
+        for stand, bit in enumerate(self.cap_bits):  # a closure can raise other capacities
+            if self._capacity_bit(stand) != bit:
+                self._recode(stand)
 
     def _decided(self) -> bool:
         return all(len(column) == HEIGHT for column in self.stands)
@@ -171,7 +185,5 @@ class RushState(StackState):
             info["winners"] = self.winners()
         return info
 
-    def observation(self, seat: int) -> np.ndarray:
-        from sky_envs.games.highrise_heist.observation import rush_observation
-
-        return rush_observation(self, seat)
+    #: ``observation(seat)``: the seat-relative tensor (see ``observation.py``)
+    observation = rush_observation

@@ -8,9 +8,16 @@ Every turn is two decisions by the seat ``turn % num_players``: the transfer pha
 (a transfer, "no transfer", or the 2-seat swap) and then the placement phase, skipped
 when no placement is legal. The mode-specific rules are a handful of hooks that
 :class:`~sky_envs.games.highrise_heist.heist.HeistState` and
-:class:`~sky_envs.games.highrise_heist.rush.RushState` fill in: how high a transfer
-or a placement may build each stand, what closing a stand triggers, when the game is
-decided, who owns a closed stand, and the rewards.
+:class:`~sky_envs.games.highrise_heist.rush.RushState` fill in: how high a placement
+may build each stand, what closing a stand triggers, when the game is decided, who owns
+a closed stand, and the rewards.
+
+Speed: legal masks and observations are read from lookup tables
+(:mod:`~sky_envs.games.highrise_heist.tables`, where the transfer height rules of both
+modes live) through small per-stand codes that ``_recode`` refreshes whenever a stand
+changes; whether the game is decided is recomputed only when a stand closes. The
+``rule_violation`` explanations state the rules again, independently and slowly, and the
+tests hold the two against each other and against a naive reference.
 """
 
 from __future__ import annotations
@@ -65,13 +72,39 @@ class StackState(GameState):
         self.finished = False
         self.current_player = -1
         self._mask: np.ndarray | None = None
+        self._init_codes()
+        self._over_by_rules = self._decided()  # changes only when a stand closes: cached
         self._settle()
 
-    # ------------------------------------------------------------ mode hooks
-    def _transfer_limits(self) -> list[list[int]]:
-        """Per group colour, per target stand: the highest stand a transfer may build."""
-        raise NotImplementedError
+    def _init_codes(self) -> None:
+        """Per-stand facts and table codes (see ``tables``), refreshed by ``_recode``."""
+        S = len(self.stands)
+        self.heights = [0] * S
+        self.cap_bits = [0] * S
+        self.source_rows = self.game.tables.source_rows.copy()  # stands first, then fixed rows
+        self.target_cols = np.empty(S, dtype=np.intp)
+        self.place_ids = np.empty(S, dtype=np.intp)
+        self.keys = np.empty(S, dtype=np.intp)
+        for s in range(S):
+            self._recode(s)
 
+    def _recode(self, s: int) -> None:
+        """Refresh the height, capacity bit, key and table codes of stand ``s`` after it
+        changed (see :mod:`~sky_envs.games.highrise_heist.tables`)."""
+        tables = self.game.tables
+        column = self.stands[s]
+        h = len(column)
+        cb = self._capacity_bit(s)
+        top = column[-1] if 0 < h < HEIGHT else (self.owner(s) if h else -1)  # owner once closed
+        key = (((s * (HEIGHT + 1) + h) * (HEIGHT + 1) + self.groups[s]) * tables.owner_codes + top + 1) * 2 + cb
+        self.heights[s] = h
+        self.cap_bits[s] = cb
+        self.keys[s] = key
+        self.source_rows[s] = tables.source_of[key]
+        self.target_cols[s] = tables.target_of[key]
+        self.place_ids[s] = tables.place_of[key]
+
+    # ------------------------------------------------------------ mode hooks
     def _placement_limits(self) -> list[int]:
         """Per stand: the highest it may be built by this placement (<= its height: none)."""
         raise NotImplementedError
@@ -83,6 +116,19 @@ class StackState(GameState):
     def _one_closure_only(self) -> bool:
         """True when a placement may not close two stands (the 2-seat game)."""
         return False
+
+    def _capacity_bit(self, stand: int) -> int:
+        """1 when the stand's own capacity is 11, 0 when it is 10 (per-stand capacities, the
+        4-seat game); 0 in the 2-seat game, whose caps are global (see ``_placement_context``)."""
+        return 0
+
+    def _can_place(self) -> bool:
+        """True when some placement is legal (some stand is below its placement limit)."""
+        raise NotImplementedError
+
+    def _placement_context(self) -> int:
+        """Index of the placement table that applies now (``game.tables.placement``)."""
+        return 0
 
     def _swap_legal(self) -> bool:
         return False
@@ -120,7 +166,7 @@ class StackState(GameState):
     # ------------------------------------------------------------ turn flow
     def _settle(self) -> None:
         """Find the next decision: the game's end, the cut, or the mask of the phase."""
-        if self._decided():
+        if self._over_by_rules:
             self.finished = True
             self.current_player, self._mask = -1, None
             return
@@ -128,13 +174,13 @@ class StackState(GameState):
             self.current_player, self._mask = -1, None
             return
         if self.phase == PLACE:
-            mask = self._placement_mask()
-            if mask is None:  # no legal placement: the turn ends
+            if not self._can_place():  # no legal placement: the turn ends
                 self._end_turn()
                 return
+            mask = self._placement_mask()
         else:
             mask = self._transfer_mask()
-        mask.flags.writeable = False
+        mask.setflags(write=False)  # shared with the env and callers: never edited
         self.current_player, self._mask = self.to_move, mask
 
     def _end_turn(self) -> None:
@@ -167,6 +213,7 @@ class StackState(GameState):
         del column[-size:]
         cells[source, height - size:height] = -1
         groups[source] = top_group(column)[1]
+        self._recode(source)
         destination = self.stands[target]
         height = len(destination)
         groups[target] = groups[target] + size if height and destination[-1] == colour else size
@@ -174,14 +221,15 @@ class StackState(GameState):
         excess = height + size - HEIGHT
         if excess < 0:
             cells[target, height:height + size] = colour
+            self._recode(target)
             return
         if excess > 0:  # overflow is removed from the bottom (the 2-seat game)
             del destination[:excess]
             if groups[target] > HEIGHT:
                 groups[target] = HEIGHT
         cells[target] = destination
-        self.closed_this_turn = True
-        self._on_close()
+        self._recode(target)
+        self._closed()
 
     def _place(self, parts: tuple[tuple[int, int], ...]) -> None:
         colour = self.to_move
@@ -193,10 +241,16 @@ class StackState(GameState):
             groups[stand] = groups[stand] + count if height and column[-1] == colour else count
             column.extend([colour] * count)
             cells[stand, height:height + count] = colour
+            self._recode(stand)
             closed = closed or height + count == HEIGHT
         if closed:
-            self.closed_this_turn = True
-            self._on_close()
+            self._closed()
+
+    def _closed(self) -> None:
+        """After a decision that closed at least one stand (the only way the game is decided)."""
+        self.closed_this_turn = True
+        self._on_close()
+        self._over_by_rules = self._decided()
 
     # ------------------------------------------------------------ legal masks
     def legal_mask(self) -> np.ndarray:
@@ -207,72 +261,21 @@ class StackState(GameState):
         return self._mask
 
     def _transfer_mask(self) -> np.ndarray:
-        layout = self.game.layout
-        S = layout.num_stands
-        stands = self.stands
-        groups = self.groups
-        limits = self._transfer_limits()
-        empty, by_top = [], {}
-        heights = [len(column) for column in stands]
-        for s, h in enumerate(heights):
-            if h == 0:
-                empty.append(s)
-            elif h < HEIGHT:
-                by_top.setdefault(stands[s][-1], []).append(s)
-        legal = [layout.no_transfer]
-        for colour, sources in by_top.items():
-            targets = sources + empty
-            limit = limits[colour]
-            for a in sources:
-                size = groups[a]
-                base = a * S
-                for b in targets:
-                    if b != a and heights[b] + size <= limit[b]:
-                        legal.append(base + b)
-        if self._swap_legal():
-            legal.append(layout.swap)
-        mask = np.zeros(layout.size, dtype=bool)
-        mask[legal] = True
-        return mask
+        """One row per source stand (then rows for the other actions), one column per target,
+        read from the mover's transfer table; flattened, the grid is the action layout."""
+        tables = self.game.tables
+        rows = self.source_rows
+        if tables.swap_slot >= 0:
+            rows[tables.swap_slot] = tables.swap_row if self._swap_legal() else tables.false_row
+        grid = tables.transfer[self.to_move].take(rows, 0).take(self.target_cols, 1)
+        return grid.ravel()[:tables.size]
 
-    def _rooms(self) -> list[int]:
-        """Per stand: how many blocks (0..3) this placement may put on it alone."""
-        limits = self._placement_limits()
-        most = self._max_blocks()
-        rooms = []
-        for limit, column in zip(limits, self.stands):
-            room = limit - len(column)
-            rooms.append(0 if room <= 0 else (most if room > most else room))
-        return rooms
-
-    def _placement_mask(self) -> np.ndarray | None:
-        layout = self.game.layout
-        rooms = self._rooms()
-        if not any(rooms):
-            return None
-        mask = np.zeros(layout.size, dtype=bool)
-        room = np.array(rooms, dtype=np.int8)
-        if self._max_blocks() == 1:
-            mask[layout.single:layout.pair:3] = room >= 1
-            return mask
-        mask[layout.single:layout.pair] = (room[:, None] >= layout.single_need).ravel()
-        end = layout.pair + 3 * len(layout.pairs)
-        mask[layout.pair:end] = (room[layout.pair_s] >= layout.pair_need_s) & (room[layout.pair_t] >= layout.pair_need_t)
-        if self._one_closure_only():
-            self._forbid_double_closures(mask, rooms)
-        return mask
-
-    def _forbid_double_closures(self, mask: np.ndarray, rooms: list[int]) -> None:
-        """Clear every two-stand placement that would close both stands."""
-        layout = self.game.layout
-        stands = self.stands
-        closable = [s for s, room in enumerate(rooms) if room and len(stands[s]) + room >= HEIGHT]
-        for i, s in enumerate(closable):
-            for t in closable[i + 1:]:
-                p = layout.pairs.index((s, t))
-                for j, (a, b) in enumerate(((1, 1), (1, 2), (2, 1))):
-                    if len(stands[s]) + a == HEIGHT and len(stands[t]) + b == HEIGHT:
-                        mask[layout.pair + 3 * p + j] = False
+    def _placement_mask(self) -> np.ndarray:
+        """The (stand, stand) cells of the placement table, then each action's entry among them."""
+        tables = self.game.tables
+        ids = self.place_ids
+        cells = tables.placement[self._placement_context()].take(ids, 0).take(ids, 1)
+        return cells.ravel().take(tables.place_flat)
 
     # ------------------------------------------------------------ explanations
     def illegal_reason(self, action: int) -> str:
@@ -369,6 +372,12 @@ class StackState(GameState):
         twin.stands = [column[:] for column in self.stands]
         twin.groups = self.groups[:]
         twin.cells = self.cells.copy()
+        twin.heights = self.heights[:]
+        twin.cap_bits = self.cap_bits[:]
+        twin.source_rows = self.source_rows.copy()
+        twin.target_cols = self.target_cols.copy()
+        twin.place_ids = self.place_ids.copy()
+        twin.keys = self.keys.copy()
         # the rng is never drawn from during play (no chance after set-up): clones share it
         return twin
 

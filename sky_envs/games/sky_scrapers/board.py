@@ -35,6 +35,7 @@ class Board:
         reach.flags.writeable = False
         self.reach = reach
         self.index = np.arange(self.size)
+        self.no_placements = np.zeros(self.size + 2, dtype=bool)  # the mask's tail in the move phase
         self.cells_float = self.cells.astype(np.float32)
 
     def landing(self, heights: np.ndarray) -> np.ndarray:

@@ -39,6 +39,7 @@ class SkyScrapersState(GameState):
         self.current_player = -1
         self._mask: np.ndarray | None = None
         self._planes = self._build_planes()
+        self._landing = board.landing(heights)  # (B, 8), kept up to date move by move
         self._start_turn(to_move)
 
     def _build_planes(self) -> np.ndarray:
@@ -67,6 +68,7 @@ class SkyScrapersState(GameState):
         twin.tiles_left = self.tiles_left.copy()
         # the rng serves set-up only (no chance during play), so clones may share it
         twin._planes = self._planes.copy()
+        twin._landing = self._landing.copy()
         return twin
 
     # ------------------------------------------------------------------ rules
@@ -78,15 +80,13 @@ class SkyScrapersState(GameState):
 
     def _movable(self) -> np.ndarray:
         """``(B, 8)``: the stack on cell i may move along d (whoever owns it)."""
-        return self.heights[self.board.landing(self.heights)] > 0
+        return self.heights.take(self._landing) > 0
 
     def _movement_mask(self, seat: int, movable: np.ndarray) -> np.ndarray | None:
         legal = movable & (self.tops == self.seat_colours[seat])[:, None]
         if not legal.any():
             return None
-        mask = np.zeros(self.game.num_actions, dtype=bool)
-        mask[: legal.size] = legal.reshape(-1)
-        return mask
+        return np.concatenate((legal.reshape(-1), self.board.no_placements))
 
     def _start_turn(self, seat: int) -> None:
         """Hand the next decision to ``seat`` or the first seat after it that has one."""
@@ -123,15 +123,18 @@ class SkyScrapersState(GameState):
         seat = self.current_player
         self.turns += 1
         if action < 8 * B:
+            # Python ints throughout: numpy scalar arithmetic costs more than the move itself
+            heights, tops, landing, planes = self.heights, self.tops, self._landing, self._planes
             origin, d = divmod(action, 8)
-            target = self.board.target(self.heights[origin], origin, d)
-            height = self.heights[target] + self.heights[origin]
-            colour = self.tops[origin]
-            self.heights[target] = height
-            self.tops[target] = colour
-            self.heights[origin] = 0
-            self.tops[origin] = -1
-            planes = self._planes
+            target = int(landing[origin, d])
+            height = int(heights[target]) + int(heights[origin])
+            colour = int(tops[origin])
+            heights[target] = height
+            tops[target] = colour
+            heights[origin] = 0
+            tops[origin] = -1
+            landing[origin] = B
+            landing[target] = self.board.reach[min(height, self.board.max_reach + 1), target]
             planes[origin, 1:P + 1] = 0
             planes[target, 1:P + 1] = 0
             planes[target, 1 + colour] = min(height, B)
@@ -141,6 +144,7 @@ class SkyScrapersState(GameState):
             colour = self.seat_colours[seat]
             self.heights[cell] = 1
             self.tops[cell] = colour
+            self._landing[cell] = self.board.reach[1, cell]
             self.tiles_left[seat] -= 1
             self._planes[cell, 1 + colour] = 1
             self._planes[:, P + 3 + seat] = self.tiles_left[seat]
@@ -244,7 +248,7 @@ class SkyScrapersState(GameState):
         else:
             colours = [1 + self.seat_colours[(seat + k) % P] for k in range(P)]
         columns = [0, *colours, P + 1, P + 2, P + 3 + seat]
-        return self._planes[:, columns].reshape(board.rows, board.cols, P + 4)
+        return self._planes.take(columns, axis=1).reshape(board.rows, board.cols, P + 4)
 
     # ------------------------------------------------------------------ text
     def to_text(self) -> str:

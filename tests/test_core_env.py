@@ -80,6 +80,12 @@ def test_env_illegal_action_loses_with_a_warning_raw_env_raises():
     raw.reset(options={"position": "stones: 1\nto_move: 0"})
     with pytest.raises(ValueError, match="action 1 .*illegal"):
         raw.step(1)
+    with pytest.raises(ValueError, match="not an integer"):
+        raw.step(0.7)
+    with pytest.raises(ValueError, match="not an integer"):
+        raw.state.apply("0")
+    with pytest.raises(AssertionError, match="outside the action space"):
+        fresh.step(0.0)
 
 
 def test_calls_before_reset_are_errors():

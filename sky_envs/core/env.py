@@ -117,10 +117,12 @@ class SkyEnv(AECEnv):
             self._was_dead_step(action)
             return
         n = self.game.num_actions
+        if not isinstance(action, (int, np.integer)):
+            if self.strict:
+                raise IllegalActionError(f"action {action!r} is not an integer index into Discrete({n})")
+            raise AssertionError(f"action {action!r} is outside the action space Discrete({n})")
         if not self.strict:  # AssertOutOfBoundsWrapper, without Discrete.contains' overhead
-            assert isinstance(action, (int, np.integer)) and 0 <= action < n, (
-                f"action {action!r} is outside the action space Discrete({n})"
-            )
+            assert 0 <= action < n, f"action {action!r} is outside the action space Discrete({n})"
         action = int(action)
         if not (0 <= action < n and self._mask[action]):
             self._illegal(agent, action)

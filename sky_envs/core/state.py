@@ -105,6 +105,8 @@ class GameState(ABC):
 
     def apply(self, action: int) -> None:
         """Apply ``action`` for ``current_player``; ``IllegalActionError`` if it is not legal."""
+        if not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(f"action {action!r} is not an integer action index")
         action = int(action)
         if self.current_player < 0:
             raise IllegalActionError(f"action {action}: the game is over, no action is legal")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from sky_envs.core.state import Game
-from sky_envs.games.skybridge.pieces import DIR_DELTAS, NEUTRAL, NUM_COLOURS
+from sky_envs.games.skybridge.pieces import (
+    BRIDGE, DIR_DELTAS, NEUTRAL, NUM_COLOURS, ROOF, SHORT, SUP_B, SUP_R, SUP_S, SUP_T, TALL,
+)
 from sky_envs.games.skybridge.observation import NUM_CHANNELS, observation_matrices
 from sky_envs.games.skybridge.state import SkybridgeState
 
@@ -75,6 +77,15 @@ class SkybridgeGame(Game):
         B, E = self.num_foundations, len(self.edges)
         self.slot_size = 3 * B + E
         self.num_actions = 2 * self.slot_size
+        # action -> (slot, kind, target, supply index): the decoding ``_apply`` needs
+        self.action_parts = []
+        for action in range(self.num_actions):
+            slot, rest = divmod(action, self.slot_size)
+            if rest < 3 * B:
+                kind = (TALL, SHORT, ROOF)[rest // B]
+                self.action_parts.append((slot, kind, rest % B, (SUP_T, SUP_S, SUP_R)[rest // B]))
+            else:
+                self.action_parts.append((slot, BRIDGE, rest - 3 * B, SUP_B))
         self.observation_shape = (self.rows, self.cols, NUM_CHANNELS)
         self.total_pieces = sum(sum(supply) for seat in self.initial_supply for supply in seat)
         self.total_storeys = sum(3 * t + 2 * s + b for t, s, b, _ in self.colour_total)

@@ -27,6 +27,30 @@ from sky_envs.games.skybridge.pieces import (
 
 _SUP_OF_KIND = {TALL: SUP_T, SHORT: SUP_S, ROOF: SUP_R, BRIDGE: SUP_B}
 
+#: read-only legal masks by action count, then by the mask as an int (bit a = action a);
+#: shared by every state (the arrays are views of immutable ``bytes``, so nobody can write)
+_MASKS: dict[int, dict[int, np.ndarray]] = {}
+_MASK_CACHE_LIMIT = 1 << 17
+
+
+def mask_from_bits(bits: int, num_actions: int) -> np.ndarray:
+    """The read-only bool mask of ``num_actions`` with exactly the set bits of ``bits``."""
+    cache = _MASKS.get(num_actions)
+    if cache is None:
+        cache = _MASKS[num_actions] = {}
+    mask = cache.get(bits)
+    if mask is None:
+        buf = bytearray(num_actions)
+        rest = bits
+        while rest:
+            low = rest & -rest
+            buf[low.bit_length() - 1] = 1
+            rest ^= low
+        mask = np.frombuffer(bytes(buf), dtype=bool)
+        if len(cache) < _MASK_CACHE_LIMIT:
+            cache[bits] = mask
+    return mask
+
 
 class SkybridgeState(GameState):
     """One Skybridge position (see the module docstring for the representation).
@@ -56,6 +80,13 @@ class SkybridgeState(GameState):
                 self.obs_matrix[seat, F_ONE, 26 + slot * 4:30 + slot * 4] = sup
         self._low = -1
         self._lowest = self._flat[:, F_LOWEST]
+        # bit masks over foundations (bit i = foundation i), kept by ``_stack``:
+        # _lv[h]: open towers of height h (only non-empty levels); _cb[c]: towers whose top
+        # is of colour c; _blocks: towers whose top is a tall or short block
+        self._lv = {0: (1 << B) - 1}
+        self._cb = [0, 0, 0, 0]
+        self._blocks = 0
+        self._openbits = (1 << B) - 1   # towers not roofed
         self.pieces_on_board = 0
         for i, stack in enumerate(stacks):
             for piece in stack:
@@ -82,6 +113,8 @@ class SkybridgeState(GameState):
         twin._flat = twin.features.reshape(self.game.num_foundations, NUM_FEATURES)
         twin._lowest = twin._flat[:, F_LOWEST]
         twin._open = self._open[:]
+        twin._lv = self._lv.copy()
+        twin._cb = self._cb[:]
         twin.obs_matrix = self.obs_matrix.copy()
         bit_generator = self.rng.bit_generator
         twin_bits = type(bit_generator)(0)
@@ -104,6 +137,7 @@ class SkybridgeState(GameState):
     def _stack(self, i: int, colour: int, kind: int) -> None:
         """Put a piece on top of tower ``i`` and update the derived tables."""
         base = self.heights[i]
+        old = self.top_colour[i]
         storeys = 1 if kind >= BRIDGE else 3 if kind == TALL else 2 if kind == SHORT else 0
         span = ((1 << max(storeys, 1)) - 1) << base
         self.occ[i][colour] |= span
@@ -113,6 +147,26 @@ class SkybridgeState(GameState):
         self.heights[i] = base + storeys
         self.top_colour[i] = colour
         self.top_kind[i] = kind
+        bit = 1 << i
+        cb = self._cb
+        if old >= 0:
+            cb[old] &= ~bit
+        cb[colour] |= bit
+        lv = self._lv
+        rest = lv.get(base, 0) & ~bit
+        if rest:
+            lv[base] = rest
+        else:
+            lv.pop(base, None)
+        if kind != ROOF:
+            top = base + storeys
+            lv[top] = lv.get(top, 0) | bit
+        else:
+            self._openbits &= ~bit
+        if kind <= SHORT and kind != ROOF:
+            self._blocks |= bit
+        else:
+            self._blocks &= ~bit
         flat = self._flat
         flat[i, F_ROOFED:F_BRIDGES] = TOP_ROWS[colour * 8 + kind]
         flat[i, F_HEIGHT] = base + storeys
@@ -154,12 +208,18 @@ class SkybridgeState(GameState):
                 m = h
         return found
 
-    def _seat_actions(self, seat: int) -> list[int]:
-        """Every legal action of ``seat`` (empty when it cannot place)."""
+    def _seat_actions(self, seat: int, order: list[int] | None = None) -> list[int]:
+        """Every legal action of ``seat`` (empty when it cannot place); ``order``: the open
+        towers by height (computed when not given).
+
+        The reference generator: the seed variant's turns use :meth:`_seed_bits` instead
+        (the tests check the two agree).
+        """
         game = self.game
         B = game.num_foundations
         heights, colours = self.heights, self.top_colour
-        order = self._order
+        if order is None:
+            order = sorted(self._open, key=heights.__getitem__)
         if not order:
             return []
         low = heights[order[0]]
@@ -219,6 +279,53 @@ class SkybridgeState(GameState):
             out.append((e, a, b))
         return out
 
+    def _seed_bits(self, seat: int, levels: list[int]) -> int:
+        """seed variant: the legal actions of ``seat`` as an int (bit a = action a; 0 when it
+        cannot place); ``levels``: the heights of open towers, ascending, without repeats."""
+        if not levels:
+            return 0
+        game = self.game
+        B, size = game.num_foundations, game.slot_size
+        lv, cb = self._lv, self._cb
+        low = levels[0]
+        bits = 0
+        edges = roofs = None
+        supply = self.supply[seat]
+        for slot, colour in enumerate(game.slot_colour[seat]):
+            n_tall, n_short, n_bridges, n_roofs = supply[slot]
+            base = slot * size
+            mine = cb[colour]
+            if n_tall or n_short:
+                for h in levels:  # the lowest towers whose top is not of this colour
+                    targets = lv[h] & ~mine
+                    if targets:
+                        break
+                else:  # the fallback: any open tower of the lowest height
+                    targets = lv[low]
+                if n_tall:
+                    bits |= targets << base
+                if n_short:
+                    bits |= targets << (base + B)
+            if n_roofs:
+                if roofs is None:
+                    roofs = self._openbits & ~lv.get(0, 0)
+                bits |= (roofs & ~mine) << (base + 2 * B)
+            if n_bridges:
+                if edges is None:
+                    edges = []
+                    if low:
+                        level = lv[low] & self._blocks
+                        colours = self.top_colour
+                        for e, a, b in game.edge_list:
+                            ends = (1 << a) | (1 << b)
+                            if level & ends == ends and colours[a] != colours[b]:
+                                edges.append((e, ends))
+                offset = base + 3 * B
+                for e, ends in edges:
+                    if not ends & mine:
+                        bits |= 1 << (offset + e)
+        return bits
+
     def legal_mask(self) -> np.ndarray:
         if self._mask is None:
             self._mask = np.zeros(self.game.num_actions, dtype=bool)
@@ -231,37 +338,45 @@ class SkybridgeState(GameState):
         ``changed``: the towers the last placement went on (None: recompute everything).
         """
         P = self.num_players
-        heights = self.heights
-        order = self._order = sorted(self._open, key=heights.__getitem__)
-        low = heights[order[0]] if order else -1
+        lv = self._lv
+        levels = sorted(lv)
+        low = levels[0] if levels else -1
         lowest = self._lowest
         if changed is not None and low == self._low:  # the changed towers left the lowest level
             for i in changed:
                 lowest[i] = 0
         else:
             lowest[:] = 0
-            for i in order:
-                if heights[i] != low:
-                    break
-                lowest[i] = 1
+            if levels:
+                rest = lv[low]
+                while rest:
+                    bit = rest & -rest
+                    lowest[bit.bit_length() - 1] = 1
+                    rest ^= bit
         self._low = low
-        actions: list[int] = []
-        for k in range(P):
-            actions = self._seat_actions((seat + k) % P)
-            if actions:
-                seat = (seat + k) % P
-                break
+        bits = 0
+        if self.game.classic:
+            order = sorted(self._open, key=self.heights.__getitem__)
+            for k in range(P):
+                for a in self._seat_actions((seat + k) % P, order):
+                    bits |= 1 << a
+                if bits:
+                    seat = (seat + k) % P
+                    break
+        else:
+            for k in range(P):
+                bits = self._seed_bits((seat + k) % P, levels)
+                if bits:
+                    seat = (seat + k) % P
+                    break
         self.to_move = seat
-        if not actions:
+        if not bits:
             self.finished = True
             self.current_player, self._mask = -1, None
         elif self.pieces_on_board >= self.game.max_turns:
             self.current_player, self._mask = -1, None
         else:
-            mask = np.zeros(self.game.num_actions, dtype=bool)
-            mask[actions] = True
-            mask.flags.writeable = False
-            self.current_player, self._mask = seat, mask
+            self.current_player, self._mask = seat, mask_from_bits(bits, self.game.num_actions)
 
     def decode(self, action: int) -> tuple[int, int, int]:
         """``action`` -> (slot, kind, target): target is a foundation, or an edge for a bridge."""
@@ -275,31 +390,27 @@ class SkybridgeState(GameState):
     def _apply(self, action: int) -> None:
         seat = self.current_player
         game = self.game
-        B = game.num_foundations
-        slot, rest = divmod(action, game.slot_size)
-        if rest < 3 * B:
-            kind_index, target = divmod(rest, B)
-            kind = (TALL, SHORT, ROOF)[kind_index]
-        else:
-            kind, target = BRIDGE, rest - 3 * B
-        colour = self.game.slot_colour[seat][slot]
+        slot, kind, target, sup_index = game.action_parts[action]
+        colour = game.slot_colour[seat][slot]
         sup = self.supply[seat][slot]
         if kind == BRIDGE:
-            a, b, d = self.game.edges[target]
+            a, b, d = game.edges[target]
             self.stacks[a].append(colour * 8 + BRIDGE + d)
             self.stacks[b].append(colour * 8 + BRIDGE + OPPOSITE[d])
             self._stack(a, colour, BRIDGE + d)
             self._stack(b, colour, BRIDGE + OPPOSITE[d])
-            sup[SUP_B] -= 1
+            changed = (a, b)
         else:
             self.stacks[target].append(colour * 8 + kind)
             self._stack(target, colour, kind)
             if kind == ROOF:
                 self._open.remove(target)
-            sup[SUP_T if kind == TALL else SUP_S if kind == SHORT else SUP_R] -= 1
-        self.obs_matrix[seat, F_ONE, 26 + slot * 4 + _SUP_OF_KIND[kind]] -= 1
+            changed = (target,)
+        left = sup[sup_index] - 1
+        sup[sup_index] = left
+        self.obs_matrix[seat, F_ONE, 26 + slot * 4 + sup_index] = left
         self.pieces_on_board += 1
-        self._start_turn((seat + 1) % self.num_players, (a, b) if kind == BRIDGE else (target,))
+        self._start_turn((seat + 1) % self.num_players, changed)
 
     # ---------------------------------------------------------- explanations
     def where(self, i: int) -> str:
@@ -393,7 +504,7 @@ class SkybridgeState(GameState):
     # ------------------------------------------------------------ observation
     def observation(self, seat: int) -> np.ndarray:
         """See ``observation.py``: the absolute feature table times the seat's matrix."""
-        return self.features @ self.obs_matrix[seat]
+        return np.dot(self._flat, self.obs_matrix[seat]).reshape(self.game.observation_shape)
 
     # ------------------------------------------------------------------ text
     def to_text(self) -> str:

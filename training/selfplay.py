@@ -19,8 +19,6 @@ import os
 import tempfile
 from pathlib import Path
 
-import numpy as np
-
 from sky_envs.agents import PolicyAgent, make_agent, save_checkpoint
 from sky_envs.agents.policy import policy_kwargs
 from sky_envs.core.gym_env import SingleAgentEnv
@@ -201,4 +199,4 @@ def default_run_dir(env_id: str) -> Path:
     return Path("runs") / f"{canonical_id(env_id)}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
-__all__ = ["SelfPlayRun", "default_run_dir", "np"]
+__all__ = ["SelfPlayRun", "default_run_dir"]

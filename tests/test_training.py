@@ -159,3 +159,9 @@ def test_evaluate_cli_prints_a_table(trained, tmp_path, capsys):
     assert "random vs greedy" in out and "final" in out and (tmp_path / "evaluation.csv").is_file()
     with pytest.raises(SystemExit):
         main(["--env", "scala_v0", "--agents", "random", str(final), "--games", "2"])
+
+
+def test_a_checkpoint_for_another_board_is_refused_as_a_gym_opponent(trained):
+    _, final, _ = trained
+    with pytest.raises(ValueError, match="expects observations"):
+        SingleAgentEnv("sky_scrapers_v0", opponent=str(final))  # the standard 6x6 board

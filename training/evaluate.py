@@ -49,9 +49,7 @@ def main(argv: list[str] | None = None) -> int:
             if name in entries:
                 name = f"{name}#{len(entries)}"
             kwargs = {"simulations": args.mcts_simulations} if spec == "mcts" else {}
-            if spec.endswith(".pt"):
-                kwargs["env_options"] = options
-            entries[name] = make_agent(spec, seed=args.seed, env_id=env_id, **kwargs)
+            entries[name] = make_agent(spec, seed=args.seed, env_id=env_id, env_options=options, **kwargs)
     except ValueError as error:
         parser.error(str(error))
     results = round_robin(env_id, options, entries, args.games, seed=args.seed)

@@ -17,7 +17,8 @@ from sky_envs.agents.policy import PolicyAgent, load_checkpoint, save_checkpoint
 BASELINES: dict[str, type[Agent]] = {"random": RandomAgent, "greedy": GreedyAgent, "mcts": MCTSAgent}
 
 
-def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = None, **kwargs: Any) -> Agent:
+def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = None,
+               env_options: dict | None = None, **kwargs: Any) -> Agent:
     """An agent from a name (``"random"``, ``"greedy"``, ``"mcts"``), a checkpoint path
     (a ``.pt`` file; ``env_id`` and ``env_options`` are checked against it) or an Agent.
     """
@@ -26,7 +27,7 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
     if isinstance(spec, str) and spec in BASELINES:
         return BASELINES[spec](seed=seed, **kwargs)
     if isinstance(spec, (str, os.PathLike)) and str(spec).endswith(".pt"):
-        return PolicyAgent.load(spec, env_id=env_id, seed=seed, **kwargs)
+        return PolicyAgent.load(spec, env_id=env_id, env_options=env_options, seed=seed, **kwargs)
     raise ValueError(f"unknown agent {spec!r}: expected one of {sorted(BASELINES)}, a checkpoint path "
                      "ending in .pt, or an Agent instance")
 

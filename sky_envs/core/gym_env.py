@@ -54,7 +54,7 @@ class SingleAgentEnv(gymnasium.Env):
         specs = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent] * (players - 1)
         if len(specs) != players - 1:
             raise ValueError(f"opponent needs one spec per other seat ({players - 1}), got {len(specs)}")
-        self.opponents = [make_agent(spec, env_id=self.env_id) for spec in specs]
+        self.opponents = [make_agent(spec, env_id=self.env_id, env_options=options) for spec in specs]
         self.seat_option = seat
         self.render_mode = render_mode
         self.observation_space = spaces.Box(self.game.observation_low, self.game.observation_high,

@@ -35,7 +35,9 @@ class SkyEnv(AECEnv):
 
     ``env.unwrapped.state`` is the current :class:`GameState`; ``state.to_text()`` writes
     the position in the game's notation, and ``reset(options={"position": text})`` loads
-    one. ``infos[agent]`` holds the state's ``info()`` (scores, winners at the end).
+    one. ``infos[agent]`` holds the state's ``info()`` as of ``reset`` and again at the end
+    (final scores, ``winners``); it is not refreshed every step, which would cost every
+    game a score count per move: ``env.unwrapped.state.info()`` gives the current one.
     """
 
     def __init__(self, game: Game, render_mode: str | None = None, strict: bool = True):

@@ -5,6 +5,7 @@ import pytest
 
 import sky_envs
 from sky_envs.games.highrise_heist import GoldenRushGame
+from tests.highrise_heist_support import after, legal
 
 GAME = GoldenRushGame()
 TEAMS = GoldenRushGame(mode="teams")
@@ -36,17 +37,6 @@ def text(stands=None, phase="transfer", turn=0, closed=0, queue=(), to_move=None
 
 def load(stands=None, game=GAME, **fields):
     return game.state_from_text(text(stands, **fields))
-
-
-def legal(state):
-    return set(state.legal_actions().tolist())
-
-
-def after(state, *actions):
-    state = state.clone()
-    for a in actions:
-        state.apply(a)
-    return state
 
 
 def c(colour, n):

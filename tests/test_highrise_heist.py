@@ -9,6 +9,7 @@ import pytest
 
 import sky_envs
 from sky_envs.games.highrise_heist import HighriseHeistGame
+from tests.highrise_heist_support import after, legal
 
 GAME = HighriseHeistGame()
 L = GAME.layout
@@ -37,17 +38,6 @@ def text(stands=None, phase="transfer", turn=2, closed=0, to_move=None):
 
 def load(stands=None, **fields):
     return GAME.state_from_text(text(stands, **fields))
-
-
-def legal(state):
-    return set(state.legal_actions().tolist())
-
-
-def after(state, *actions):
-    state = state.clone()
-    for a in actions:
-        state.apply(a)
-    return state
 
 
 def stand_lines(state):

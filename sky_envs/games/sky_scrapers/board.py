@@ -36,7 +36,6 @@ class Board:
         self.reach = reach
         self.index = np.arange(self.size)
         self.no_placements = np.zeros(self.size + 2, dtype=bool)  # the mask's tail in the move phase
-        self.cells_float = self.cells.astype(np.float32)
 
     def landing(self, heights: np.ndarray) -> np.ndarray:
         """``(B, 8)`` landing cell of the stack on every cell (``size`` = no move: an empty

@@ -38,13 +38,13 @@ def play(env_id: str, seed: int, options: dict, every: int) -> dict:
             env.step(None)
             continue
         action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
-        print(f"{agent}: {env.unwrapped.state.action_to_string(action)}")
+        print(f"{agent}: {env.unwrapped.game_state.action_to_string(action)}")
         env.step(action)
         steps += 1
         if every and steps % every == 0:
             print(f"\n{env.render()}\n")
     print(f"\n== final position after {steps} decisions\n{env.render()}")
-    final = env.unwrapped.state
+    final = env.unwrapped.game_state
     rewards = final.returns() if final.is_terminal() else np.zeros(final.num_players)
     print("rewards:", {f"player_{i}": float(r) for i, r in enumerate(rewards)})
     print("info:", info)

@@ -114,7 +114,7 @@ turn: 1
 closed_this_turn: 0
 ```
 
-`env.reset(options={"position": text})` loads one and `env.unwrapped.state.to_text()`
+`env.reset(options={"position": text})` loads one and `env.unwrapped.game_state.to_text()`
 writes the current one (exact round trip). Loading checks, naming the line: 10 stand lines,
 only `b`/`r`/`-`, at most 11 blocks per stand, `to_move` = `turn % 2`, a phase that exists
 (turn 0 has only the placement phase), `closed_this_turn: 1` only in the placement phase

@@ -146,7 +146,7 @@ start:
 to_move: O
 ```
 
-`env.reset(options={"position": text})` loads one, `env.unwrapped.state.to_text()` writes
+`env.reset(options={"position": text})` loads one, `env.unwrapped.game_state.to_text()` writes
 the current one (exact round trip). Malformed text (a wrong row count or length, an unknown
 character, a stone or `.` on a hole or outside the diamond, `#` on a cell, more than 14
 stones of a colour, both sides on their target goals, a missing or bad `to_move`, a bad

@@ -82,7 +82,7 @@ last seat able to move keeps moving; the game ends when no seat can move.
 One line per row of the bounding box, tokens split by single spaces: `#` no cell, `.` empty
 cell, a colour letter and a height (`a1`, `b12`); then `to_move: <seat>` (default 0).
 Seat i plays colour i. `env.reset(options={"position": text})` loads one (its box must be
-the env's `rows x cols`), `env.unwrapped.state.to_text()` writes the current one. To round
+the env's `rows x cols`), `env.unwrapped.game_state.to_text()` writes the current one. To round
 trip every state exactly, optional fields may stand before `to_move`, each written only
 when it differs from the default: `colours: b a` (seat colours), `phase: choose` (2-player
 colour choice), `phase: place` with `tiles_left: 3 3` and `first_mover: 1` (strategic

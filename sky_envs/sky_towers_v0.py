@@ -143,7 +143,7 @@ if every seat wins. `max_turns` truncates with 0 for all. `infos[agent]` holds `
 
 ### Position text
 
-`env.unwrapped.state.to_text()` writes the full state (hidden parts included),
+`env.unwrapped.game_state.to_text()` writes the full state (hidden parts included),
 `env.reset(options={"position": text})` loads one; round trips are exact. `key: value`
 lines, every key required except `known` / `lacks`:
 

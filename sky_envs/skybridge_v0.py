@@ -111,7 +111,7 @@ with the highest score +1, every other -1, all 0 if every seat ties. `reward="sc
 seat s gets `score_s - mean(score of the other seats)` in raw points (unscaled; the rewards
 sum to zero; a rough scale is the board's total height). `max_turns` truncates with 0 for all.
 `infos[agent]` holds `scores` (per seat, by the variant's scoring; the env fills `infos` at
-`reset` and at the end, so they are the final scores there; `env.unwrapped.state.info()`
+`reset` and at the end, so they are the final scores there; `env.unwrapped.game_state.info()`
 gives the current tally at any time), `colours` (each seat's colour slots) and, at the end,
 `winners`.
 
@@ -136,7 +136,7 @@ supply 1 1: T=4 S=4 B=0 R=2
 to_move: 0
 ```
 
-`env.reset(options={"position": text})` loads one; `env.unwrapped.state.to_text()` writes
+`env.reset(options={"position": text})` loads one; `env.unwrapped.game_state.to_text()` writes
 the current one (exact round trip). A loaded text is checked: every foundation once, each
 supply line once, bridge ends that pair up (same colour, facing each other, at the same
 height), nothing on a roof, no bridge on a bridge, no bridge or roof on the bare board,

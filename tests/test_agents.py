@@ -21,7 +21,7 @@ def play(env_id, agents, seed, **options):
             env.step(None)
             continue
         seat = int(agent_name.split("_")[1])
-        env.step(agents[seat].act(observation, env.unwrapped.state))
+        env.step(agents[seat].act(observation, env.unwrapped.game_state))
     return [rewards[f"player_{i}"] for i in range(len(agents))]
 
 
@@ -67,8 +67,8 @@ def test_agents_are_reproducible_under_a_seed():
     obs = env.observe(env.agent_selection)
     for spec in ("random", "greedy", "mcts"):
         options = {"simulations": 10} if spec == "mcts" else {}
-        first = make_agent(spec, seed=7, **options).act(obs, env.unwrapped.state)
-        second = make_agent(spec, seed=7, **options).act(obs, env.unwrapped.state)
+        first = make_agent(spec, seed=7, **options).act(obs, env.unwrapped.game_state)
+        second = make_agent(spec, seed=7, **options).act(obs, env.unwrapped.game_state)
         assert first == second and obs["action_mask"][first]
 
 
@@ -92,7 +92,7 @@ def test_search_agents_do_not_peek_at_hidden_cards():
         pytest.skip("sky_towers_v0 is not registered")
     env = sky_envs.make("sky_towers_v0")
     env.reset(seed=3)
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     seat = state.current_player
     other = state.sample_consistent(seat, np.random.default_rng(99))
     np.testing.assert_array_equal(other.observation(seat), state.observation(seat))

@@ -81,11 +81,11 @@ def test_env_round_trips_through_deepcopy_and_pickle(env_id):
     env = sky_envs.make(env_id, render_mode="ansi")
     env.reset(seed=5)
     for _ in range(5):
-        if env.unwrapped.state.current_player < 0:
+        if env.unwrapped.game_state.current_player < 0:
             break
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
     for twin in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
-        assert twin.unwrapped.state.to_text() == env.unwrapped.state.to_text()
+        assert twin.unwrapped.game_state.to_text() == env.unwrapped.game_state.to_text()
         assert twin.render() == env.render()
 
 
@@ -96,12 +96,12 @@ def test_infos_name_the_winners_at_the_end(env_id):
         env = sky_envs.make(env_id, **options)
         env.reset(seed=2)
         rng = np.random.default_rng(2)
-        while env.unwrapped.state.current_player >= 0:
+        while env.unwrapped.game_state.current_player >= 0:
             mask = env.observe(env.agent_selection)["action_mask"]
             env.step(int(rng.choice(np.flatnonzero(mask))))
         winners = env.infos["player_0"]["winners"]
         assert all(isinstance(seat, int) and 0 <= seat < env.num_agents for seat in winners)
-        if env.unwrapped.state.is_truncated():
+        if env.unwrapped.game_state.is_truncated():
             assert winners == [] and not any(env.rewards.values())
         else:
             positive = [i for i, agent in enumerate(env.possible_agents) if env.rewards[agent] > 0]

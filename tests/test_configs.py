@@ -15,7 +15,7 @@ def test_config_builds_its_env(path):
     config = yaml.safe_load(path.read_text())
     env = sky_envs.make(config["env"]["id"], **config["env"].get("options", {}))
     env.reset(seed=0)
-    assert env.unwrapped.state.legal_mask().any()
+    assert env.unwrapped.game_state.legal_mask().any()
 
 
 def test_there_are_configs():

@@ -83,7 +83,7 @@ def test_env_illegal_action_loses_with_a_warning_raw_env_raises():
     with pytest.raises(ValueError, match="not an integer"):
         raw.step(0.7)
     with pytest.raises(ValueError, match="not an integer"):
-        raw.state.apply("0")
+        raw.game_state.apply("0")
     with pytest.raises(AssertionError, match="outside the action space"):
         fresh.step(0.0)
 
@@ -122,6 +122,6 @@ def test_deepcopy_and_pickle_mid_game_continue_identically():
     for twin in [env, *twins]:
         twin.step(0)
         twin.step(1)
-    texts = {t.state.to_text() for t in [env, *twins]}
+    texts = {t.game_state.to_text() for t in [env, *twins]}
     assert texts == {"stones: 25\nto_move: 1"}
     np.testing.assert_array_equal(env.observe("player_0")["observation"], twins[1].observe("player_0")["observation"])

@@ -239,7 +239,7 @@ def test_max_turns_cuts_the_game_as_a_draw():
     for action in (NO, P(1, 1), NO, P(1, 1)):
         env.step(action)
     assert all(env.truncations.values()) and set(env.rewards.values()) == {0}
-    assert env.unwrapped.state.is_truncated()
+    assert env.unwrapped.game_state.is_truncated()
 
 
 # ---------------------------------------------------------------- text and options

@@ -31,11 +31,11 @@ def test_learner_only_sees_its_own_turns_and_gets_its_reward():
         learner = RandomAgent(seed=episode)
         done = False
         while not done:
-            assert env.state.current_player == 1
+            assert env.game_state.current_player == 1
             action = learner.act({"action_mask": env.action_masks()})
             observation, reward, terminated, truncated, info = env.step(action)
             done = terminated or truncated
-        final = env.state
+        final = env.game_state
         assert reward == (final.returns()[1] if final.is_terminal() else 0.0)
         assert not env.action_masks().any()
 
@@ -76,7 +76,7 @@ def test_bad_options_are_rejected():
 def test_four_seats_take_one_opponent_per_other_seat():
     env = SingleAgentEnv("sky_scrapers_v0", players=4, opponent=["random", "greedy", "random"], seat=2)
     observation, info = env.reset(seed=0)
-    assert observation.shape == (8, 8, 8) and env.state.current_player == 2
+    assert observation.shape == (8, 8, 8) and env.game_state.current_player == 2
 
 
 def test_maskable_ppo_trains_on_the_view():

@@ -345,7 +345,7 @@ def test_env_plays_a_turn_as_two_decisions_of_the_same_agent():
     assert not env.observe("player_0")["action_mask"].any()
     env.step(P2(0, 1, 1, 2))
     assert env.agent_selection == "player_0"
-    assert env.unwrapped.state.to_text() == text({0: "br", 1: "rr"}, turn=2)
+    assert env.unwrapped.game_state.to_text() == text({0: "br", 1: "rr"}, turn=2)
     board = env.render()
     assert "player_0 (b) to transfer" in board and " 0*" in board
 

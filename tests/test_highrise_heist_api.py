@@ -158,13 +158,13 @@ def test_env_deepcopy_pickle_and_position_reset():
             env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[-1]))
         twins = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
         for twin in twins:
-            assert twin.unwrapped.state.to_text() == env.unwrapped.state.to_text()
+            assert twin.unwrapped.game_state.to_text() == env.unwrapped.game_state.to_text()
             assert twin.render() == env.render()
         for e in [env, *twins]:
             e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
-        assert len({e.unwrapped.state.to_text() for e in [env, *twins]}) == 1
+        assert len({e.unwrapped.game_state.to_text() for e in [env, *twins]}) == 1
         fresh = module.env()
-        fresh.reset(options={"position": env.unwrapped.state.to_text()})
+        fresh.reset(options={"position": env.unwrapped.game_state.to_text()})
         assert fresh.agent_selection == env.agent_selection
         np.testing.assert_array_equal(fresh.observe(fresh.agent_selection)["observation"],
                                       env.observe(env.agent_selection)["observation"])

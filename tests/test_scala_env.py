@@ -40,7 +40,7 @@ def test_registry_and_every_way_to_make_it():
         assert env.action_space("player_0").n == 7744
         assert env.observation_space("player_1")["observation"].shape == (14, 11, 5)
         assert env.unwrapped.game.split_rule == "illegal"
-        assert env.unwrapped.state.to_text() == START_TEXT
+        assert env.unwrapped.game_state.to_text() == START_TEXT
 
 
 def test_reset_with_a_position_and_a_winning_move_through_the_env():
@@ -250,7 +250,7 @@ def test_same_seed_same_game_through_the_env(rule):
                 env.step(None)
                 continue
             env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-            texts.append(env.unwrapped.state.to_text())
+            texts.append(env.unwrapped.game_state.to_text())
         return texts, env.rewards
     assert play(5) == play(5)
 
@@ -275,7 +275,7 @@ def test_deepcopy_and_pickle_mid_game_continue_identically():
     twins = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
     for e in [env, *twins]:
         e.step(act("f5", "f4"))
-    assert len({e.unwrapped.state.to_text() for e in [env, *twins]}) == 1
+    assert len({e.unwrapped.game_state.to_text() for e in [env, *twins]}) == 1
 
 
 @pytest.mark.slow

@@ -35,7 +35,7 @@ def test_pettingzoo_registry_and_make():
     env = pettingzoo.make("aec", "sky_envs/sky_scrapers-v0", players=4)
     env.reset(seed=3)
     assert env.possible_agents == [f"player_{i}" for i in range(4)]
-    assert env.unwrapped.state.board.rows == 8
+    assert env.unwrapped.game_state.board.rows == 8
     assert "sky_scrapers_v0" in sky_envs.env_ids()
 
 
@@ -122,9 +122,9 @@ def test_random_boards_differ_across_seeds_through_the_env():
     texts = set()
     for seed in range(6):
         env.reset(seed=seed)
-        texts.add(env.unwrapped.state.to_text())
+        texts.add(env.unwrapped.game_state.to_text())
         env.reset(seed=seed)
-        assert env.unwrapped.state.to_text() in texts
+        assert env.unwrapped.game_state.to_text() in texts
     assert len(texts) == 6
 
 
@@ -154,7 +154,7 @@ def test_deepcopy_and_pickle_mid_game_replay_identically():
     twins = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
     for e in [env, *twins]:
         for _ in range(10):
-            if e.unwrapped.state.current_player < 0:
+            if e.unwrapped.game_state.current_player < 0:
                 break
             e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[-1]))
-    assert len({e.unwrapped.state.to_text() for e in [env, *twins]}) == 1
+    assert len({e.unwrapped.game_state.to_text() for e in [env, *twins]}) == 1

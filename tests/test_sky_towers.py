@@ -47,7 +47,7 @@ def test_the_three_ways_to_create_the_env():
         assert env.possible_agents == ["player_0", "player_1", "player_2"]
         assert env.action_space("player_0").n == 303
         assert env.observation_space("player_1")["observation"].shape == (225,)
-    assert a.unwrapped.state.to_text() == b.unwrapped.state.to_text() == c.unwrapped.state.to_text()
+    assert a.unwrapped.game_state.to_text() == b.unwrapped.game_state.to_text() == c.unwrapped.game_state.to_text()
 
 
 def test_observation_sizes_and_documented_offsets():
@@ -145,7 +145,7 @@ def test_max_turns_truncates_through_the_env():
             env.step(None)
             continue
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
-    assert env.unwrapped.state.turns == 3 and env.unwrapped.state.is_truncated()
+    assert env.unwrapped.game_state.turns == 3 and env.unwrapped.game_state.is_truncated()
 
 
 # ====================================================================== options
@@ -284,7 +284,7 @@ def test_position_text_round_trips_every_phase_and_the_knowledge():
 def test_reset_with_a_position_loads_it_exactly():
     env = sky_towers_v0.env()
     env.reset(options={"position": BASE})
-    assert env.unwrapped.state.to_text() == BASE
+    assert env.unwrapped.game_state.to_text() == BASE
     with pytest.raises(ValueError, match="bad position text"):
         env.reset(options={"position": BASE.replace("hand1: 3", "hand1: 3 3")})
 

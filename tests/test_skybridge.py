@@ -139,13 +139,13 @@ def test_position_must_fit_the_env_and_the_seat_count():
 def test_reset_with_a_position_and_reading_it_back():
     env = sky_envs.make("skybridge_v0", rows=2, cols=2)
     env.reset(options={"position": GOOD_2X2})
-    assert env.unwrapped.state.to_text() == GOOD_2X2
+    assert env.unwrapped.game_state.to_text() == GOOD_2X2
     assert env.agent_selection == "player_0"
     obs = env.observe("player_0")
     assert obs["action_mask"].sum() == 1  # the tall block must go on the empty (1,1)
     env.step(int(np.flatnonzero(obs["action_mask"])[0]))
     assert env.agent_selection == "player_1"
-    assert env.unwrapped.state.info()["scores"] == [2 * (3 + 3) + 3, 3]
+    assert env.unwrapped.game_state.info()["scores"] == [2 * (3 + 3) + 3, 3]
 
 
 def test_illegal_actions_raw_env_raises_with_the_rule_env_loses():
@@ -181,7 +181,7 @@ def test_game_end_rewards_and_infos_through_the_env():
     env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
     assert all(env.truncations.values()) and not any(env.terminations.values())
     assert all(r == 0 for r in env.rewards.values())
-    assert env.unwrapped.state.to_text().endswith("to_move: -")
+    assert env.unwrapped.game_state.to_text().endswith("to_move: -")
 
 
 def test_observation_channels_are_seat_relative():
@@ -245,7 +245,7 @@ def test_renders():
     # every colour of the palette that is on the board shows up in the picture
     from sky_envs.core.render import PALETTE
 
-    colours = {piece >> 3 for stack in env.unwrapped.state.stacks for piece in stack}
+    colours = {piece >> 3 for stack in env.unwrapped.game_state.stacks for piece in stack}
     for colour in colours:
         assert (np.abs(image.astype(int) - np.array(PALETTE[colour])).sum(-1) < 60).any()
     ansi = sky_envs.make("skybridge_v0", render_mode="ansi", rows=2, cols=2)
@@ -280,5 +280,5 @@ def test_deepcopy_and_pickle_mid_game_continue_identically():
     for e in (env, *twins):
         for _ in range(9):
             e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
-    assert len({e.unwrapped.state.to_text() for e in (env, *twins)}) == 1
+    assert len({e.unwrapped.game_state.to_text() for e in (env, *twins)}) == 1
     np.testing.assert_array_equal(env.observe("player_1")["observation"], twins[1].observe("player_1")["observation"])

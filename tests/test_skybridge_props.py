@@ -128,7 +128,7 @@ def test_same_seed_same_game_through_the_env(config, seed):
             legal = np.flatnonzero(obs["action_mask"])
             trace.append((agent, obs["observation"].tobytes()))
             env.step(int(legal[rng.integers(len(legal))]))
-        runs.append((trace, env.unwrapped.state.to_text()))
+        runs.append((trace, env.unwrapped.game_state.to_text()))
     assert runs[0] == runs[1]
 
 

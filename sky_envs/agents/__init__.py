@@ -1,7 +1,7 @@
 """Agents that play any sky_envs game: baselines (random, greedy, MCTS) and ``make_agent``.
 
 >>> agent = make_agent("mcts", simulations=100, seed=0)
->>> action = agent.act(env.last()[0], env.unwrapped.state)
+>>> action = agent.act(env.last()[0], env.unwrapped.game_state)
 """
 
 from __future__ import annotations

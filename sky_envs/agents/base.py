@@ -14,7 +14,7 @@ class Agent(ABC):
 
     ``observation`` is what the env gives the deciding seat (``{"observation",
     "action_mask"}``). Search agents (greedy, MCTS) also need ``state``, the game state
-    under the env (``env.unwrapped.state``); they only use what the deciding seat may
+    under the env (``env.unwrapped.game_state``); they only use what the deciding seat may
     know: hidden information is resampled through ``state.sample_consistent``.
     """
 
@@ -36,7 +36,7 @@ class Agent(ABC):
     def _require_state(self, state: GameState | None) -> GameState:
         if state is None:
             raise ValueError(f"the {self.name} agent searches the game: call act(observation, state) "
-                             "with state = env.unwrapped.state")
+                             "with state = env.unwrapped.game_state")
         if state.current_player < 0:
             raise ValueError("the game is over: there is no decision to make")
         return state

@@ -33,11 +33,11 @@ RENDER_MODES = ("human", "ansi", "rgb_array")
 class SkyEnv(AECEnv):
     """A PettingZoo ``AECEnv`` over any :class:`~sky_envs.core.state.Game`.
 
-    ``env.unwrapped.state`` is the current :class:`GameState`; ``state.to_text()`` writes
+    ``env.unwrapped.game_state`` is the current :class:`GameState`; ``state.to_text()`` writes
     the position in the game's notation, and ``reset(options={"position": text})`` loads
     one. ``infos[agent]`` holds the state's ``info()`` as of ``reset`` and again at the end
     (final scores, ``winners``); it is not refreshed every step, which would cost every
-    game a score count per move: ``env.unwrapped.state.info()`` gives the current one.
+    game a score count per move: ``env.unwrapped.game_state.info()`` gives the current one.
     """
 
     def __init__(self, game: Game, render_mode: str | None = None, strict: bool = True):
@@ -72,7 +72,7 @@ class SkyEnv(AECEnv):
         self.action_spaces = {a: self._action_space for a in self.possible_agents}
         self._no_moves = np.zeros(n, dtype=np.int8)
         self._rng: np.random.Generator | None = None
-        self.state: GameState | None = None
+        self.game_state: GameState | None = None
         self._mask: np.ndarray | None = None
 
     # ----------------------------------------------------------------- spaces
@@ -91,28 +91,28 @@ class SkyEnv(AECEnv):
             warnings.warn(f"ignoring unknown reset option(s) {sorted(unknown)}: the only reset option is 'position'")
         position = (options or {}).get("position")
         if position is None:
-            self.state = self.game.new_initial_state(self._rng)
+            self.game_state = self.game.new_initial_state(self._rng)
         else:
             if not isinstance(position, str):
                 raise ValueError(
                     f"options['position'] must be a position text (str), got {type(position).__name__}"
                 )
-            self.state = self.game.state_from_text(position, rng=self._rng)
+            self.game_state = self.game.state_from_text(position, rng=self._rng)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0 for a in self.agents}
         self._cumulative_rewards = {a: 0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        info = self.state.info()
+        info = self.game_state.info()
         self.infos = {a: dict(info) for a in self.agents}
         self.agent_selection = self.possible_agents[0]  # kept if the position is already over
         self._after_change()
-        if self.state.is_over():
+        if self.game_state.is_over():
             self._finish()
 
     # ------------------------------------------------------------------- step
     def step(self, action: int | None) -> None:
-        if self.state is None:
+        if self.game_state is None:
             raise AssertionError("reset() needs to be called before step.")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
@@ -130,14 +130,14 @@ class SkyEnv(AECEnv):
             self._illegal(agent, action)
             return
         self._cumulative_rewards[agent] = 0
-        self.state._apply(action)
+        self.game_state._apply(action)
         self._after_change()
-        if self.state.current_player < 0:
+        if self.game_state.current_player < 0:
             self._finish()
             self._accumulate_rewards()
 
     def _illegal(self, agent: str, action: int) -> None:
-        state = self.state
+        state = self.game_state
         if 0 <= action < self.game.num_actions:
             why = f"action {action} ({state.action_to_string(action)}) is illegal for {agent}: {state.illegal_reason(action)}"
         else:
@@ -157,16 +157,16 @@ class SkyEnv(AECEnv):
         self._accumulate_rewards()
 
     def _after_change(self) -> None:
-        player = self.state.current_player
+        player = self.game_state.current_player
         if player >= 0:
-            self._mask = self.state.legal_mask()
+            self._mask = self.game_state.legal_mask()
             self.agent_selection = self.possible_agents[player]
         else:
             self._mask = np.zeros(self.game.num_actions, dtype=bool)
 
     def _finish(self) -> None:
         """Fill rewards, terminations/truncations and infos once the state is over."""
-        state = self.state
+        state = self.game_state
         truncated = not state.is_terminal()
         returns = np.zeros(self.num_agents) if truncated else state.returns()
         info = state.info()
@@ -182,25 +182,25 @@ class SkyEnv(AECEnv):
 
     # ---------------------------------------------------------------- observe
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        if self.state is None:
+        if self.game_state is None:
             raise AssertionError("reset() needs to be called before observe.")
         seat = self._seat[agent]
-        if seat == self.state.current_player:
+        if seat == self.game_state.current_player:
             mask = self._mask.astype(np.int8)
         else:
             mask = self._no_moves.copy()
-        return {"observation": self.state.observation(seat), "action_mask": mask}
+        return {"observation": self.game_state.observation(seat), "action_mask": mask}
 
     # ----------------------------------------------------------------- render
     def render(self) -> None | np.ndarray | str:
-        if self.state is None:
+        if self.game_state is None:
             raise AssertionError("reset() needs to be called before render.")
         if self.render_mode is None:
             warnings.warn("You are calling render() without a render_mode; pass render_mode= to env().")
             return None
         if self.render_mode == "rgb_array":
-            return self.game.render_rgb(self.state)
-        text = self.state.render_text()
+            return self.game.render_rgb(self.game_state)
+        text = self.game_state.render_text()
         if self.render_mode == "ansi":
             return text
         print(text)

@@ -60,7 +60,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.observation_space = spaces.Box(self.game.observation_low, self.game.observation_high,
                                             shape=self.game.observation_shape, dtype=np.float32)
         self.action_space = spaces.Discrete(self.game.num_actions)
-        self.state: GameState | None = None
+        self.game_state: GameState | None = None
         self.seat = 0
 
     # ----------------------------------------------------------------- gym API
@@ -72,16 +72,16 @@ class SingleAgentEnv(gymnasium.Env):
         while True:
             self.seat = int(self.np_random.integers(self.game.num_players)) if self.seat_option == "random" else int(self.seat_option)
             if position is None:
-                self.state = self.game.new_initial_state(self.np_random)
+                self.game_state = self.game.new_initial_state(self.np_random)
             else:
-                self.state = self.game.state_from_text(position, rng=self.np_random)
+                self.game_state = self.game.state_from_text(position, rng=self.np_random)
             self._play_opponents()
-            if self.state.current_player == self.seat or position is not None:
+            if self.game_state.current_player == self.seat or position is not None:
                 break
         return self._observation(), self._info()
 
     def step(self, action):
-        state = self.state
+        state = self.game_state
         if state is None:
             raise AssertionError("reset() needs to be called before step (or after an episode ended by an illegal action).")
         if state.current_player != self.seat:
@@ -92,7 +92,7 @@ class SingleAgentEnv(gymnasium.Env):
             if self.illegal_action == "raise":
                 raise
             warnings.warn(f"Illegal move made, episode ending with the learner losing. {error}", stacklevel=2)
-            self.state = None
+            self.game_state = None
             return np.zeros(self.observation_space.shape, np.float32), -1.0, True, False, {"illegal_action": str(error), "seat": self.seat, "action_mask": np.zeros(self.game.num_actions, dtype=bool)}
         self._play_opponents()
         terminated = state.is_terminal()
@@ -101,20 +101,20 @@ class SingleAgentEnv(gymnasium.Env):
         return self._observation(), reward, terminated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
-        if self.state is None or self.state.current_player != self.seat:
+        if self.game_state is None or self.game_state.current_player != self.seat:
             return np.zeros(self.game.num_actions, dtype=bool)
-        return self.state.legal_mask().copy()
+        return self.game_state.legal_mask().copy()
 
     def render(self):
         if self.render_mode == "rgb_array":
-            return self.game.render_rgb(self.state)
+            return self.game.render_rgb(self.game_state)
         if self.render_mode == "ansi":
-            return self.state.render_text()
+            return self.game_state.render_text()
         return None
 
     # ---------------------------------------------------------------- helpers
     def _play_opponents(self) -> None:
-        state = self.state
+        state = self.game_state
         while state.current_player >= 0 and state.current_player != self.seat:
             player = state.current_player
             agent = self.opponents[(player - self.seat - 1) % self.game.num_players]
@@ -123,10 +123,10 @@ class SingleAgentEnv(gymnasium.Env):
             state.apply(agent.act(observation, state))
 
     def _observation(self) -> np.ndarray:
-        return self.state.observation(self.seat)
+        return self.game_state.observation(self.seat)
 
     def _info(self) -> dict:
-        info = dict(self.state.info())
+        info = dict(self.game_state.info())
         info["seat"] = self.seat
         info["action_mask"] = self.action_masks()
         return info

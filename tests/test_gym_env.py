@@ -7,7 +7,7 @@ from gymnasium.utils.env_checker import check_env
 
 import sky_envs
 from sky_envs.agents import RandomAgent
-from sky_envs.core.gym_env import SingleAgentEnv
+from sky_envs.gym_env import SingleAgentEnv
 
 BUILTIN = [env_id for env_id in sky_envs.env_ids() if not env_id.startswith("tiny_")]
 

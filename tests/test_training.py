@@ -9,7 +9,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 import sky_envs
 from sky_envs.agents import PolicyAgent, load_checkpoint, make_agent
-from sky_envs.core.gym_env import SingleAgentEnv
+from sky_envs.gym_env import SingleAgentEnv
 from training.config import load_config
 from training.ratings import bradley_terry, wilson_interval
 from training.selfplay import SelfPlayRun

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from sky_envs.agents import PolicyAgent, make_agent, save_checkpoint
 from sky_envs.agents.policy import policy_kwargs
-from sky_envs.core.gym_env import SingleAgentEnv
+from sky_envs.gym_env import SingleAgentEnv
 from sky_envs.core.registry import canonical_id, make_game
 from training.pool import OpponentPool, PoolAgent
 from training.report import build_report, format_table, write_report

@@ -57,7 +57,9 @@ def register(env_id: str, game: Callable[..., Game] | str, *, overwrite: bool = 
     pettingzoo.aec_registry.pop(pettingzoo_id(key), None)  # re-registering must not warn
     pettingzoo.register("aec", pettingzoo_id(key), entry_point=partial(make, key))
     gymnasium.registry.pop(pettingzoo_id(key), None)
-    gymnasium.register(pettingzoo_id(key), entry_point=partial(make_single_agent, key), disable_env_checker=True)
+    # a string entry point: the single-agent view sits above core (it plays agents)
+    gymnasium.register(pettingzoo_id(key), entry_point="sky_envs.gym_env:SingleAgentEnv",
+                       kwargs={"env_id": key}, disable_env_checker=True)
 
 
 def env_ids() -> list[str]:
@@ -86,12 +88,6 @@ def make_raw(env_id: str, render_mode: str | None = None, **options: Any) -> Sky
     """The env as ``<game>_v0.raw_env()`` builds it: illegal moves raise ``ValueError``."""
     return SkyEnv(make_game(env_id, **options), render_mode=render_mode, strict=True)
 
-
-def make_single_agent(env_id: str, **kwargs: Any):
-    """The single-agent Gymnasium view (see :class:`sky_envs.core.gym_env.SingleAgentEnv`)."""
-    from sky_envs.core.gym_env import SingleAgentEnv
-
-    return SingleAgentEnv(env_id, **kwargs)
 
 
 def env_constructors(env_id: str) -> tuple[Callable[..., SkyEnv], Callable[..., SkyEnv]]:

@@ -14,6 +14,7 @@ import yaml
 DEFAULTS: dict[str, Any] = {
     "env": {"id": None, "options": {}},
     "train": {
+        "algorithm": "ppo",         # "ppo" (MaskablePPO self-play) or "alphazero" (search-based expert iteration)
         "timesteps": 200_000,       # learner steps (at least; a run stops after a whole rollout)
         "n_envs": 4,                # parallel games (one process; DummyVecEnv)
         "seed": 0,
@@ -25,13 +26,30 @@ DEFAULTS: dict[str, Any] = {
         "n_steps": 256, "batch_size": 256, "n_epochs": 4, "learning_rate": 3.0e-4,
         "gamma": 0.99, "gae_lambda": 0.95, "ent_coef": 0.01, "clip_range": 0.2, "vf_coef": 0.5,
     },
-    "policy": {"net_arch": [256, 256], "activation": "relu"},
+    # the network: a spec of sky_envs.agents.network ("mlp" or "resnet"), used by both learners
+    "policy": {"kind": "mlp", "hidden": [256, 256], "activation": "relu"},
+    # expert iteration (train.algorithm = alphazero): PUCT self-play, the network learns the
+    # search's visit distribution and the games' outcomes; timesteps count recorded decisions
+    "alphazero": {
+        "simulations": 64,          # PUCT simulations per self-play decision
+        "parallel_games": 32,       # games searched in lockstep (one batched network call per simulation)
+        "c_puct": 1.5,
+        "temperature_moves": 8,     # decisions per game sampled from the visit counts, then the most visited
+        "noise_fraction": 0.25,     # Dirichlet noise mixed into the root priors
+        "noise_alpha": 10.0,        # total concentration, spread over the legal actions
+        "buffer_size": 50_000,      # recorded decisions kept for training
+        "batch_size": 256,
+        "learning_rate": 1.0e-3,
+        "weight_decay": 1.0e-4,
+        "replay_ratio": 4.0,        # samples trained on per new decision recorded
+    },
     "pool": {
         "latest": 0.5,              # chance an episode is played against the current policy
         "window": 5,                # how many past checkpoints stay in the pool
         "baselines": ["random", "greedy"],
     },
-    "eval": {"games": 40, "opponents": ["random", "greedy", "mcts"], "mcts_simulations": 50},
+    # search_simulations > 0 also enters the policy with PUCT search at that budget
+    "eval": {"games": 40, "opponents": ["random", "greedy", "mcts"], "mcts_simulations": 50, "search_simulations": 0},
 }
 
 
@@ -40,7 +58,11 @@ def _merge(base: dict, override: dict, where: str) -> dict:
     for key, value in override.items():
         if key not in base:
             raise ValueError(f"unknown config key '{where}{key}': expected one of {sorted(base)}")
-        if isinstance(base[key], dict) and key != "options":
+        if key == "policy" and isinstance(value, dict) and value.get("kind", base[key].get("kind")) != base[key].get("kind"):
+            out[key] = dict(value)  # another kind of network: its own keys, checked by validate()
+        elif key == "policy" and isinstance(value, dict):
+            out[key] = {**base[key], **value}
+        elif isinstance(base[key], dict) and key != "options":
             if not isinstance(value, dict):
                 raise ValueError(f"config key '{where}{key}' must be a mapping, got {value!r}")
             out[key] = _merge(base[key], value, f"{where}{key}.")
@@ -62,7 +84,7 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> dict:
         config = _merge(config, data, "")
     for dotted, value in overrides.items():
         section, _, key = dotted.partition(".")
-        config = _merge(config, {section: {key: value}}, "")
+        config = _merge(config, {section: {key: value} if key else value}, "")
     if not config["env"]["id"]:
         raise ValueError("the config names no env: set env.id (e.g. sky_scrapers_v0)")
     validate(config)
@@ -70,7 +92,12 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> dict:
 
 
 def validate(config: dict) -> None:
+    from sky_envs.agents.network import normalize_spec
+
     train, pool = config["train"], config["pool"]
+    if train["algorithm"] not in ("ppo", "alphazero"):
+        raise ValueError(f"train.algorithm must be 'ppo' or 'alphazero', got {train['algorithm']!r}")
+    config["policy"] = normalize_spec(config["policy"])
     for key in ("timesteps", "n_envs", "checkpoint_every"):
         if not isinstance(train[key], int) or train[key] < 1:
             raise ValueError(f"train.{key} must be a positive integer, got {train[key]!r}")

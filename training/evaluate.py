@@ -21,6 +21,30 @@ from training.report import build_report, format_table, write_report
 from training.tournament import round_robin
 
 
+def evaluate_policy(env_id: str, options: dict, policy_path: str | Path, evaluation: dict, seed: int,
+                    out_dir: str | Path, log=print, **report_fields) -> dict:
+    """The end-of-training evaluation: ``policy_path`` (raw, and with PUCT search when
+    ``evaluation["search_simulations"]`` > 0) in a round robin with ``evaluation["opponents"]``;
+    prints the table and writes ``evaluation.{json,csv,png}`` into ``out_dir``."""
+    entries = {"policy": make_agent(str(policy_path), env_id=env_id, env_options=options, seed=seed)}
+    if evaluation.get("search_simulations", 0) > 0:
+        budget = evaluation["search_simulations"]
+        entries[f"policy@{budget}"] = make_agent(str(policy_path), env_id=env_id, env_options=options, seed=seed,
+                                                 search=budget)
+    for name in evaluation["opponents"]:
+        kwargs = {"simulations": evaluation["mcts_simulations"]} if name == "mcts" else {}
+        entries[name] = make_agent(name, seed=seed, **kwargs)
+    anchor = "random" if "random" in entries else next(iter(entries))
+    results = round_robin(env_id, options, entries, evaluation["games"], seed=seed)
+    report = build_report(env_id, options, list(entries), results, anchor=anchor)
+    report["policy"] = str(policy_path)
+    report.update(report_fields)
+    files = write_report(report, out_dir)
+    log(format_table(report))
+    log("report: " + ", ".join(str(f) for f in files))
+    return report
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--env", help="env id (or give --config)")

@@ -20,12 +20,13 @@ import tempfile
 from pathlib import Path
 
 from sky_envs.agents import PolicyAgent, make_agent, save_checkpoint
-from sky_envs.agents.policy import policy_kwargs
+from sky_envs.agents.checkpoint import policy_metadata
+from sky_envs.agents.network import policy_kwargs
 from sky_envs.gym_env import SingleAgentEnv
 from sky_envs.core.registry import canonical_id, make_game
 from training.pool import OpponentPool, PoolAgent
-from training.report import build_report, format_table, write_report
-from training.tournament import match, round_robin
+from training.evaluate import evaluate_policy
+from training.tournament import match
 
 
 def _atomic_write_text(path: Path, text: str) -> None:
@@ -77,15 +78,13 @@ class SelfPlayRun:
         policy = self.config["policy"]
         return MaskablePPO("MlpPolicy", vec, seed=self.seed, device="cpu", verbose=0,
                            tensorboard_log=str(self.run_dir / "tb"),
-                           policy_kwargs=policy_kwargs(policy["net_arch"], policy["activation"]),
+                           policy_kwargs=policy_kwargs(policy),
                            **self.config["ppo"])
 
     # ------------------------------------------------------------ checkpoints
     def metadata(self) -> dict:
-        return {"env_id": self.env_id, "env_options": self.options,
-                "observation_shape": list(self.game.observation_shape), "num_actions": self.game.num_actions,
-                "net_arch": list(self.config["policy"]["net_arch"]), "activation": self.config["policy"]["activation"],
-                "training_steps": int(self.steps_done), "algorithm": "MaskablePPO self-play"}
+        return policy_metadata(self.game, self.options, self.config["policy"], algorithm="MaskablePPO self-play",
+                               steps=int(self.steps_done), seed=self.seed)
 
     def save(self, model, checkpoint: bool) -> Path | None:
         """Save what a resume needs; with ``checkpoint`` also a weights-only policy file."""
@@ -177,20 +176,8 @@ class SelfPlayRun:
 
     # --------------------------------------------------------------- evaluate
     def evaluate(self, policy_path: Path) -> dict:
-        evaluation = self.config["eval"]
-        entries = {"policy": PolicyAgent.load(policy_path, env_id=self.env_id, env_options=self.options)}
-        for name in evaluation["opponents"]:
-            options = {"simulations": evaluation["mcts_simulations"]} if name == "mcts" else {}
-            entries[name] = make_agent(name, seed=self.seed, **options)
-        anchor = "random" if "random" in entries else next(iter(entries))
-        results = round_robin(self.env_id, self.options, entries, evaluation["games"], seed=self.seed)
-        report = build_report(self.env_id, self.options, list(entries), results, anchor=anchor)
-        report["policy"] = str(policy_path)
-        report["training_steps"] = int(self.steps_done)
-        files = write_report(report, self.run_dir)
-        self.log(format_table(report))
-        self.log("report: " + ", ".join(str(f) for f in files))
-        return report
+        return evaluate_policy(self.env_id, self.options, policy_path, self.config["eval"], self.seed, self.run_dir,
+                               self.log, training_steps=int(self.steps_done))
 
 
 def default_run_dir(env_id: str) -> Path:

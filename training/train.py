@@ -1,4 +1,5 @@
-"""Train a self-play MaskablePPO agent, then evaluate it against the baselines.
+"""Train a self-play agent (MaskablePPO, or expert iteration with ``train.algorithm:
+alphazero``), then evaluate it against the baselines.
 
     python -m training.train --config configs/sky_scrapers.yaml
     python -m training.train --config configs/sky_scrapers.yaml --timesteps 20000 --run-dir runs/demo
@@ -12,9 +13,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 
+from training.alphazero import ExpertIterationRun
 from training.config import load_config
 from training.selfplay import SelfPlayRun, default_run_dir
 
@@ -49,7 +52,9 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError("give --config FILE (or --resume RUN_DIR)")
             config = load_config(args.config, **overrides)
             run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(config["env"]["id"])
-        run = SelfPlayRun(config, run_dir, progress=not args.no_progress)
+        learner = ExpertIterationRun if config["train"]["algorithm"] == "alphazero" else SelfPlayRun
+        run = learner(config, run_dir, progress=not args.no_progress)
+        run.command = "python -m training.train " + " ".join(shlex.quote(arg) for arg in (argv or sys.argv[1:]))
     except ValueError as error:
         parser.error(str(error))
     final = run.train(resume=bool(args.resume))

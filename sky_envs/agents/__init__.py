@@ -7,30 +7,60 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from sky_envs.agents.base import Agent, random_legal
 from sky_envs.agents.baselines import GreedyAgent, RandomAgent
 from sky_envs.agents.mcts import MCTSAgent
-from sky_envs.agents.policy import PolicyAgent, load_checkpoint, save_checkpoint
+from sky_envs.agents.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from sky_envs.agents.policy import PolicyAgent
+from sky_envs.agents.search import SearchAgent
 
 BASELINES: dict[str, type[Agent]] = {"random": RandomAgent, "greedy": GreedyAgent, "mcts": MCTSAgent}
 
 
 def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = None,
-               env_options: dict | None = None, **kwargs: Any) -> Agent:
-    """An agent from a name (``"random"``, ``"greedy"``, ``"mcts"``), a checkpoint path
-    (a ``.pt`` file; ``env_id`` and ``env_options`` are checked against it) or an Agent.
+               env_options: dict | None = None, search: int | None = None, **kwargs: Any) -> Agent:
+    """An agent from a spec:
+
+    * a baseline name: ``"random"``, ``"greedy"``, ``"mcts"`` (``kwargs`` go to its class,
+      e.g. ``simulations=400``), or ``"mcts@400"``;
+    * a checkpoint path (a ``.pt`` file; ``env_id`` and ``env_options`` are checked against
+      it): the raw policy, or with ``search=N`` (or the spec ``"policy.pt@N"``) PUCT search
+      with ``N`` simulations guided by the policy (:class:`SearchAgent`);
+    * an :class:`Agent`, returned as it is.
     """
     if isinstance(spec, Agent):
         return spec
-    if isinstance(spec, str) and spec in BASELINES:
-        return BASELINES[spec](seed=seed, **kwargs)
-    if isinstance(spec, (str, os.PathLike)) and str(spec).endswith(".pt"):
-        return PolicyAgent.load(spec, env_id=env_id, env_options=env_options, seed=seed, **kwargs)
-    raise ValueError(f"unknown agent {spec!r}: expected one of {sorted(BASELINES)}, a checkpoint path "
-                     "ending in .pt, or an Agent instance")
+    if not isinstance(spec, (str, os.PathLike)):
+        raise ValueError(f"unknown agent {spec!r}: expected a baseline name, a checkpoint path or an Agent")
+    text = str(spec)
+    base, _, budget = text.rpartition("@")
+    if not base or not budget.isdigit():  # no budget suffix ('@' may be part of a path)
+        base, budget = text, ""
+    if budget:
+        if int(budget) < 1:
+            raise ValueError(f"agent spec {text!r}: the part after '@' must be a positive simulation count")
+        if search is not None and search != int(budget):
+            raise ValueError(f"agent spec {text!r} and search={search} disagree")
+        search = int(budget)
+    if base in BASELINES:
+        if search is not None:
+            if base != "mcts":
+                raise ValueError(f"agent spec {text!r}: only mcts and checkpoints take a simulation count")
+            kwargs["simulations"] = search
+        return BASELINES[base](seed=seed, **kwargs)
+    if base.endswith(".pt"):
+        if search is None:
+            return PolicyAgent.load(base, env_id=env_id, env_options=env_options, seed=seed, **kwargs)
+        policy, metadata = load_checkpoint(base, env_id, env_options)
+        agent = SearchAgent(policy, metadata, simulations=search, seed=seed, **kwargs)
+        agent.name = f"{Path(base).stem}@{search}"
+        return agent
+    raise ValueError(f"unknown agent {text!r}: expected one of {sorted(BASELINES)} (mcts@N for a budget), "
+                     "a checkpoint path ending in .pt (policy.pt@N for search), or an Agent instance")
 
 
-__all__ = ["Agent", "GreedyAgent", "MCTSAgent", "PolicyAgent", "RandomAgent", "load_checkpoint", "make_agent",
-           "random_legal", "save_checkpoint"]
+__all__ = ["Agent", "CheckpointError", "GreedyAgent", "MCTSAgent", "PolicyAgent", "RandomAgent", "SearchAgent",
+           "load_checkpoint", "make_agent", "random_legal", "save_checkpoint"]

@@ -1,0 +1,202 @@
+"""The checkpoint file of a trained policy: weights plus metadata, and nothing that runs.
+
+A checkpoint is one ``.pt`` file written by :func:`save_checkpoint`: a dict of plain data
+(``format``, ``metadata``) and tensors (``state_dict``) in torch's zip format. Reading one
+back (:func:`load_checkpoint`) never runs code from it and never lets it make the loader
+allocate or hang, whatever the file holds:
+
+1. the file must be a regular file of at most :data:`MAX_FILE_BYTES`, a zip archive whose
+   members unpack to at most :data:`MAX_UNPACKED_BYTES` (checked before torch reads it);
+2. ``torch.load(weights_only=True)``: a file that holds code or objects other than
+   tensors and plain data is refused;
+3. every field's type is checked, and a SHA-256 over the metadata *and* the weights must
+   match the one recorded at save time (an edited or corrupted file is refused);
+4. the network spec is bounded (:mod:`sky_envs.agents.network`) and every tensor's name
+   and shape must be the ones that spec builds, before any weight is copied;
+5. with ``env_id``, the checkpoint must be for that env, with its observation and action
+   shapes.
+
+The metadata names the env id and options, the observation and action shapes, the network
+spec, and how the policy was trained (``training``: algorithm, steps, seed, command,
+wall-clock seconds); evaluation results may sit in ``rating``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sky_envs.agents.network import build_policy, check_size, normalize_spec
+
+FORMAT = "sky_envs.policy/2"
+MAX_FILE_BYTES = 64 * 2**20
+MAX_UNPACKED_BYTES = 256 * 2**20
+REQUIRED = {"env_id": str, "env_options": dict, "observation_shape": list, "num_actions": int, "network": dict}
+OPTIONAL = {"training": dict, "rating": dict}
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that cannot be used: missing, damaged, tampered, unsafe or for another env."""
+
+
+def weights_digest(state_dict: dict) -> str:
+    """SHA-256 over every tensor's name, shape, dtype and bytes, in name order."""
+    digest = hashlib.sha256()
+    for name in sorted(state_dict):
+        tensor = state_dict[name].detach().cpu().contiguous()
+        digest.update(f"{name}:{tuple(tensor.shape)}:{tensor.dtype}".encode())
+        digest.update(tensor.numpy().tobytes())
+    return digest.hexdigest()
+
+
+def checkpoint_digest(metadata: dict, state_dict: dict) -> str:
+    """SHA-256 over the metadata (canonical JSON, without the digest itself) and the weights."""
+    plain = {key: value for key, value in metadata.items() if key != "sha256"}
+    text = json.dumps(plain, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode() + weights_digest(state_dict).encode()).hexdigest()
+
+
+def save_checkpoint(path: str | os.PathLike, policy, metadata: dict[str, Any]) -> Path:
+    """Write ``policy``'s weights and ``metadata`` to ``path`` atomically (temp file + rename)."""
+    import torch
+
+    _check_metadata(metadata, "the metadata to save")
+    try:
+        json.dumps(metadata)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"checkpoint metadata must be plain JSON data: {error}") from None
+    state_dict = {k: v.detach().cpu().clone() for k, v in policy.state_dict().items()}
+    metadata = dict(metadata)
+    metadata["sha256"] = checkpoint_digest(metadata, state_dict)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    os.close(fd)
+    try:
+        torch.save({"format": FORMAT, "metadata": metadata, "state_dict": state_dict}, tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+    return path
+
+
+def read_checkpoint(path: str | os.PathLike) -> tuple[dict, dict]:
+    """``(metadata, state_dict)`` of a checked file (steps 1-3 of the module docstring)."""
+    import pickle
+
+    import torch
+
+    path = Path(path)
+    where = f"checkpoint {str(path)!r}"
+    if not path.is_file():
+        raise CheckpointError(f"{where} does not exist or is not a regular file (expected a .pt file written by sky_envs)")
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise CheckpointError(f"{where} is {size:,} bytes: sky_envs checkpoints are at most {MAX_FILE_BYTES:,}")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            unpacked = sum(member.file_size for member in archive.infolist())
+    except (zipfile.BadZipFile, OSError) as error:
+        raise CheckpointError(f"{where} is damaged or truncated: not a torch zip archive ({error})") from None
+    if unpacked > MAX_UNPACKED_BYTES:
+        raise CheckpointError(f"{where} unpacks to {unpacked:,} bytes: refused, the limit is {MAX_UNPACKED_BYTES:,}")
+    try:
+        blob = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError:
+        # torch's own message suggests weights_only=False, which would run the payload
+        raise CheckpointError(f"{where} was refused: it holds code or objects other than tensors and plain data, "
+                              "which sky_envs never writes") from None
+    except Exception as error:  # noqa: BLE001 - any other failure to read is damage
+        raise CheckpointError(f"{where} is damaged or truncated: {type(error).__name__}: {error}") from None
+    if not isinstance(blob, dict) or blob.get("format") != FORMAT:
+        found = blob.get("format") if isinstance(blob, dict) else type(blob).__name__
+        raise CheckpointError(f"{where} is not a sky_envs policy checkpoint: expected format {FORMAT!r}, found {found!r}")
+    metadata, state_dict = blob.get("metadata"), blob.get("state_dict")
+    if not isinstance(metadata, dict) or not isinstance(state_dict, dict):
+        raise CheckpointError(f"{where} is damaged: 'metadata' and 'state_dict' must be mappings")
+    bad = [name for name, tensor in state_dict.items() if not isinstance(name, str) or not isinstance(tensor, torch.Tensor)]
+    if bad:
+        raise CheckpointError(f"{where} is damaged: state_dict must map tensor names to tensors; bad entries {bad[:5]!r}")
+    _check_metadata(metadata, where)
+    if checkpoint_digest(metadata, state_dict) != metadata.get("sha256"):
+        raise CheckpointError(f"{where} was tampered with or corrupted: its metadata and weights do not match the "
+                              "SHA-256 recorded when it was saved")
+    return metadata, state_dict
+
+
+def _check_metadata(metadata: dict, where: str) -> None:
+    if not isinstance(metadata, dict):
+        raise CheckpointError(f"{where}: metadata must be a mapping")
+    for key, kind in {**REQUIRED, **OPTIONAL}.items():
+        if key not in metadata:
+            if key in REQUIRED:
+                raise CheckpointError(f"{where} is damaged: its metadata misses {key!r}")
+            continue
+        value = metadata[key]
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise CheckpointError(f"{where} is damaged: metadata {key!r} must be a {kind.__name__}, got {value!r:.80}")
+    shape = metadata["observation_shape"]
+    if not (1 <= len(shape) <= 3 and all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 100_000 for n in shape)
+            and math.prod(shape) <= 10**6):
+        raise CheckpointError(f"{where} is damaged: observation_shape {shape!r:.80} is not 1 to 3 positive sizes")
+    if not 1 <= metadata["num_actions"] <= 10**6:
+        raise CheckpointError(f"{where} is damaged: num_actions {metadata['num_actions']!r} is out of range")
+    if not all(isinstance(key, str) for key in metadata["env_options"]):
+        raise CheckpointError(f"{where} is damaged: env_options must map option names to values")
+    try:
+        check_size(normalize_spec(metadata["network"]), shape, metadata["num_actions"])
+    except ValueError as error:
+        raise CheckpointError(f"{where}: {error}") from None
+
+
+def load_checkpoint(path: str | os.PathLike, env_id: str | None = None,
+                    env_options: dict | None = None) -> tuple[Any, dict]:
+    """``(policy, metadata)`` from a checkpoint file, checked as the module docstring says.
+
+    With ``env_id`` (and optionally ``env_options``, default: the checkpoint's own) the
+    checkpoint must be for that env, with the observation and action shapes that env has.
+    """
+    metadata, state_dict = read_checkpoint(path)
+    where = f"checkpoint {str(path)!r}"
+    if env_id is not None:
+        check_env(where, metadata, env_id, env_options)
+    policy = build_policy(metadata["network"], metadata["observation_shape"], metadata["num_actions"])
+    expected = {name: tuple(tensor.shape) for name, tensor in policy.state_dict().items()}
+    found = {name: tuple(tensor.shape) for name, tensor in state_dict.items()}
+    if expected != found:
+        wrong = sorted(set(expected) ^ set(found)) or [n for n in expected if expected[n] != found[n]]
+        raise CheckpointError(f"{where} does not fit its own network {metadata['network']}: tensors {wrong[:5]} "
+                              "are missing, unexpected or of another shape")
+    policy.load_state_dict({name: tensor.float() for name, tensor in state_dict.items()})
+    policy.set_training_mode(False)
+    return policy, metadata
+
+
+def check_env(where: str, metadata: dict, env_id: str, env_options: dict | None) -> None:
+    """The checkpoint described by ``metadata`` plays ``env_id`` with these options (its own by default)."""
+    from sky_envs.core.registry import canonical_id, make_game
+
+    if canonical_id(metadata["env_id"]) != canonical_id(env_id):
+        raise CheckpointError(f"{where} is a {metadata['env_id']} policy, not one for {canonical_id(env_id)}")
+    options = metadata["env_options"] if env_options is None else env_options
+    game = make_game(env_id, **options)
+    if tuple(metadata["observation_shape"]) != tuple(game.observation_shape) or metadata["num_actions"] != game.num_actions:
+        raise CheckpointError(
+            f"{where} expects observations {tuple(metadata['observation_shape'])} and {metadata['num_actions']} "
+            f"actions, but {env_id} with options {options} has {tuple(game.observation_shape)} and {game.num_actions}")
+
+
+def policy_metadata(game, options: dict, network: dict, **training: Any) -> dict:
+    """The metadata of a policy for ``game`` (a :class:`~sky_envs.core.state.Game` made with ``options``)."""
+    return {"env_id": game.env_id, "env_options": dict(options), "observation_shape": list(game.observation_shape),
+            "num_actions": int(game.num_actions), "network": normalize_spec(network),
+            "training": {k: (v.item() if isinstance(v, np.generic) else v) for k, v in training.items()}}

@@ -1,0 +1,130 @@
+"""The networks of trained policies, described by a small dict that checkpoints record.
+
+A *network spec* is plain data, so a checkpoint can name its architecture without storing
+code, and loading one stays weights-only:
+
+* ``{"kind": "mlp", "hidden": [256, 256], "activation": "relu"}``: the observation is
+  flattened; any observation shape (Sky Towers' flat vector, or a board as a baseline).
+* ``{"kind": "resnet", "channels": 64, "blocks": 4, "head_channels": 8, "head_hidden": [128]}``:
+  a convolutional residual trunk over a channels-last board ``(rows, cols, planes)`` (the
+  AlphaZero shape: 3x3 convolutions that keep the board size, two per residual block),
+  a 1x1 convolution down to ``head_channels`` planes, then policy and value heads of
+  ``head_hidden`` layers. The trunk sees every cell with the same weights, so what it
+  learns about one part of the board carries to every other part, and to boards of other
+  shapes inside the same box.
+
+Both become the ``policy_kwargs`` of sb3-contrib's ``MaskableActorCriticPolicy``: the
+same network serves PPO and the search-based learner, and one checkpoint format holds
+either. Inputs are log-scaled first (``sign(x) * log1p(|x|)``): observations are raw
+counts (stack heights, cards) whose range differs between games and channels.
+
+Every size is bounded (:data:`LIMITS`) and the parameter count is computed before anything
+is built, so a spec from a damaged or hostile file cannot make loading allocate gigabytes.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+ACTIVATIONS = ("tanh", "relu")
+KINDS = ("mlp", "resnet")
+LIMITS = {"width": 4096, "layers": 8, "channels": 256, "blocks": 20, "parameters": 20_000_000}
+DEFAULTS = {
+    "mlp": {"hidden": [256, 256], "activation": "relu"},
+    "resnet": {"channels": 64, "blocks": 4, "head_channels": 8, "head_hidden": [128], "activation": "relu"},
+}
+
+
+def _positive_int(value: Any, name: str, limit: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= limit:
+        raise ValueError(f"network {name} must be an integer in 1..{limit}, got {value!r}")
+    return int(value)
+
+
+def _widths(value: Any, name: str) -> list[int]:
+    if not isinstance(value, (list, tuple)) or len(value) > LIMITS["layers"]:
+        raise ValueError(f"network {name} must be a list of at most {LIMITS['layers']} layer widths, got {value!r}")
+    return [_positive_int(width, f"{name} width", LIMITS["width"]) for width in value]
+
+
+def normalize_spec(spec: Any) -> dict:
+    """A validated, complete copy of ``spec`` (defaults filled in); ``ValueError`` if bad."""
+    if not isinstance(spec, dict) or spec.get("kind") not in KINDS:
+        raise ValueError(f"a network spec is a mapping with 'kind' one of {KINDS}, got {spec!r}")
+    kind = spec["kind"]
+    unknown = set(spec) - set(DEFAULTS[kind]) - {"kind"}
+    if unknown:
+        raise ValueError(f"unknown {kind} network key(s) {sorted(unknown)}: expected {sorted(DEFAULTS[kind])}")
+    out = {"kind": kind, **DEFAULTS[kind], **{k: v for k, v in spec.items() if k != "kind"}}
+    if out["activation"] not in ACTIVATIONS:
+        raise ValueError(f"network activation must be one of {ACTIVATIONS}, got {out['activation']!r}")
+    if kind == "mlp":
+        out["hidden"] = _widths(out["hidden"], "hidden")
+    else:
+        out["channels"] = _positive_int(out["channels"], "channels", LIMITS["channels"])
+        out["blocks"] = _positive_int(out["blocks"], "blocks", LIMITS["blocks"])
+        out["head_channels"] = _positive_int(out["head_channels"], "head_channels", LIMITS["channels"])
+        out["head_hidden"] = _widths(out["head_hidden"], "head_hidden")
+    return out
+
+
+def parameter_count(spec: dict, observation_shape, num_actions: int) -> int:
+    """Parameters of the policy ``spec`` builds for these shapes (computed, nothing built)."""
+    spec = normalize_spec(spec)
+    if spec["kind"] == "resnet":
+        rows, cols, planes = _board_shape(observation_shape)
+        c = spec["channels"]
+        trunk = (planes * 9 + 1) * c + spec["blocks"] * 2 * (c * 9 * c + c) + (c + 1) * spec["head_channels"]
+        features = spec["head_channels"] * rows * cols
+        hidden = spec["head_hidden"]
+    else:
+        trunk, features, hidden = 0, math.prod(observation_shape), spec["hidden"]
+    total, width = trunk, features
+    for layer in hidden:  # policy and value heads each have these layers
+        total += 2 * (width + 1) * layer
+        width = layer
+    return total + (width + 1) * num_actions + (width + 1)
+
+
+def check_size(spec: dict, observation_shape, num_actions: int) -> None:
+    count = parameter_count(spec, observation_shape, num_actions)
+    if count > LIMITS["parameters"]:
+        raise ValueError(f"network {spec} would have {count:,} parameters for observations "
+                         f"{tuple(observation_shape)} and {num_actions} actions: the limit is {LIMITS['parameters']:,}")
+
+
+def _board_shape(observation_shape) -> tuple[int, int, int]:
+    if len(observation_shape) != 3:
+        raise ValueError(f"a resnet network needs board observations (rows, cols, planes), got shape "
+                         f"{tuple(observation_shape)}: use kind 'mlp' for flat observations")
+    return tuple(int(n) for n in observation_shape)
+
+
+def policy_kwargs(spec: dict) -> dict:
+    """sb3-contrib ``MaskableActorCriticPolicy`` keyword arguments for a network spec."""
+    import torch
+
+    from sky_envs.agents.features import BoardResNet, Log1pFlatten
+
+    spec = normalize_spec(spec)
+    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[spec["activation"]]
+    if spec["kind"] == "mlp":
+        return {"net_arch": list(spec["hidden"]), "activation_fn": activation, "features_extractor_class": Log1pFlatten}
+    return {"net_arch": {"pi": list(spec["head_hidden"]), "vf": list(spec["head_hidden"])},
+            "activation_fn": activation, "features_extractor_class": BoardResNet,
+            "features_extractor_kwargs": {"channels": spec["channels"], "blocks": spec["blocks"],
+                                          "head_channels": spec["head_channels"]}}
+
+
+def build_policy(spec: dict, observation_shape, num_actions: int, learning_rate: float = 3e-4):
+    """An untrained ``MaskableActorCriticPolicy`` for these shapes (size checked first)."""
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    check_size(spec, observation_shape, num_actions)
+    observation_space = spaces.Box(-np.inf, np.inf, shape=tuple(observation_shape), dtype=np.float32)
+    return MaskableActorCriticPolicy(observation_space, spaces.Discrete(num_actions), lambda _: learning_rate,
+                                     **policy_kwargs(spec))

@@ -1,0 +1,101 @@
+"""Expert iteration (train.algorithm: alphazero) on tiny budgets: checkpoints, resume, learning."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from sky_envs.agents import SearchAgent, load_checkpoint, make_agent
+from training.alphazero import ExpertIterationRun, ReplayBuffer
+from training.config import load_config
+
+TINY = {
+    "env.id": "sky_scrapers_v0",
+    "env.options": {"board": "square", "rows": 4, "cols": 4, "positioning": "random"},
+    "train.algorithm": "alphazero", "train.timesteps": 150, "train.checkpoint_every": 60,
+    "train.quick_eval_games": 2,
+    "policy": {"kind": "resnet", "channels": 8, "blocks": 1, "head_channels": 2, "head_hidden": [16]},
+    "alphazero.simulations": 6, "alphazero.parallel_games": 4, "alphazero.batch_size": 16,
+    "eval.games": 2, "eval.opponents": ["random"], "eval.search_simulations": 4,
+}
+
+
+def tiny_config(**changes):
+    return load_config(None, **{**TINY, **changes})
+
+
+def quiet(*_):
+    pass
+
+
+def weights(run):
+    return {name: tensor.clone() for name, tensor in run.policy.state_dict().items()}
+
+
+def test_a_run_writes_checkpoints_and_a_report_with_search(tmp_path):
+    run = ExpertIterationRun(tiny_config(), tmp_path, progress=False, log=quiet)
+    run.command = "python -m training.train --config tiny.yaml"
+    final = run.train()
+    report = run.evaluate(final)
+    assert run.steps_done >= 150 and len(run.checkpoints) >= 2
+    policy, metadata = load_checkpoint(final, env_id="sky_scrapers_v0", env_options=TINY["env.options"])
+    assert metadata["training"]["algorithm"] == "alphazero expert iteration"
+    assert metadata["training"]["steps"] == run.steps_done and metadata["training"]["command"] == run.command
+    assert {"policy", "policy@4", "random"} <= set(report["ratings"])
+    assert (tmp_path / "evaluation.json").is_file()
+    agent = make_agent(f"{final}@4", env_id="sky_scrapers_v0", env_options=TINY["env.options"])
+    assert isinstance(agent, SearchAgent)
+
+
+def test_an_interrupted_run_resumes_to_exactly_the_uninterrupted_result(tmp_path):
+    straight = ExpertIterationRun(tiny_config(), tmp_path / "straight", progress=False, log=quiet)
+    straight.train()
+
+    def interrupt_after_two(run):
+        if run.iteration == 2:
+            raise KeyboardInterrupt
+
+    first = ExpertIterationRun(tiny_config(), tmp_path / "cut", progress=False, log=quiet)
+    with pytest.raises(KeyboardInterrupt):
+        first.train(callback=interrupt_after_two)
+    state = json.loads((tmp_path / "cut" / "run_state.json").read_text())
+    assert state["iteration"] == 2
+    (tmp_path / "cut" / "trainer_state.ptjunk.tmp").write_bytes(b"half")  # a save cut short by SIGKILL
+    resumed = ExpertIterationRun(tiny_config(), tmp_path / "cut", progress=False, log=quiet)
+    resumed.train(resume=True)
+    assert resumed.steps_done == straight.steps_done and resumed.iteration == straight.iteration
+    for name, tensor in weights(straight).items():
+        assert torch.equal(tensor, weights(resumed)[name]), name
+    assert not list((tmp_path / "cut").glob("*.tmp"))
+
+
+def test_resume_refuses_a_folder_without_a_run_and_a_run_over_another(tmp_path):
+    with pytest.raises(ValueError, match="cannot resume"):
+        ExpertIterationRun(tiny_config(), tmp_path, progress=False, log=quiet).train(resume=True)
+    ExpertIterationRun(tiny_config(**{"train.timesteps": 10}), tmp_path, progress=False, log=quiet).train()
+    with pytest.raises(ValueError, match="already holds a run"):
+        ExpertIterationRun(tiny_config(), tmp_path, progress=False, log=quiet).train()
+
+
+def test_replay_buffer_keeps_the_newest_samples_and_builds_dense_targets():
+    buffer = ReplayBuffer(capacity=5, num_actions=4)
+    for k in range(4):
+        buffer.add({"observations": np.full((2, 3), k, np.float32), "offsets": np.array([0, 2, 3]),
+                    "actions": np.array([0, 3, 1], np.int32), "shares": np.array([0.25, 0.75, 1.0], np.float32),
+                    "values": np.array([1.0, -1.0], np.float32)}, f"chunk{k}")
+    assert buffer.names == ["chunk1", "chunk2", "chunk3"] and len(buffer) == 6
+    observations, masks, targets, values = buffer.sample(50, np.random.default_rng(0))
+    assert set(observations[:, 0]) <= {1.0, 2.0, 3.0}
+    first = values == 1.0
+    assert np.allclose(targets[first], [0.25, 0, 0, 0.75]) and np.array_equal(masks[first][0], [1, 0, 0, 1])
+    assert np.allclose(targets[~first], [0, 1, 0, 0]) and np.allclose(targets.sum(axis=1), 1)
+
+
+def test_training_learns_a_position_it_sees_again_and_again(tmp_path):
+    """The losses fall: expert iteration fits its own targets on a fixed tiny game."""
+    config = tiny_config(**{"train.timesteps": 400, "alphazero.replay_ratio": 8.0})
+    run = ExpertIterationRun(config, tmp_path, progress=False, log=quiet)
+    losses = []
+    run.train(callback=lambda r: losses.append(r.last_losses))
+    assert losses[-1]["policy_loss"] < losses[0]["policy_loss"]

@@ -1,0 +1,120 @@
+"""PUCT search with a network: lockstep batching, wins found, hidden cards never read, agent specs."""
+
+import numpy as np
+import pytest
+import torch
+
+import sky_envs
+from sky_envs.agents import SearchAgent, make_agent, save_checkpoint
+from sky_envs.agents.checkpoint import policy_metadata
+from sky_envs.agents.network import build_policy
+from sky_envs.agents.policy import NetworkEvaluator
+from sky_envs.agents.search import PUCTSearch
+
+OPTIONS = {"board": "square", "rows": 4, "cols": 4, "positioning": "random"}
+SPEC = {"kind": "resnet", "channels": 8, "blocks": 1, "head_channels": 2, "head_hidden": [8]}
+
+
+def evaluator_for(env_id, options=None, spec=SPEC, seed=0):
+    torch.manual_seed(seed)
+    game = sky_envs.make_game(env_id, **(options or {}))
+    return game, NetworkEvaluator(build_policy(spec, game.observation_shape, game.num_actions))
+
+
+def random_positions(game, count, plies, seed):
+    rng = np.random.default_rng(seed)
+    states = []
+    while len(states) < count:
+        state = game.new_initial_state(rng)
+        for _ in range(plies):
+            if state.current_player < 0:
+                break
+            state.apply(int(rng.choice(state.legal_actions())))
+        if state.current_player >= 0:
+            states.append(state)
+    return states
+
+
+def test_lockstep_search_equals_one_search_per_position():
+    game, evaluator = evaluator_for("sky_scrapers_v0", OPTIONS)
+    states = random_positions(game, 5, 3, seed=1)
+    together = PUCTSearch(evaluator, 30).run(states)
+    for state, (actions, visits, value) in zip(states, together):
+        (alone_actions, alone_visits, alone_value), = PUCTSearch(evaluator, 30).run([state])
+        assert np.array_equal(actions, alone_actions) and np.array_equal(visits, alone_visits)
+        assert value == pytest.approx(alone_value)
+        assert visits.sum() == 30 and np.array_equal(actions, state.legal_actions())
+
+
+def test_search_leaves_the_positions_it_searches_unchanged():
+    game, evaluator = evaluator_for("skybridge_v0")
+    states = random_positions(game, 3, 4, seed=2)
+    texts = [state.to_text() for state in states]
+    PUCTSearch(evaluator, 20, root_noise=True, rng=np.random.default_rng(0)).run(states)
+    assert [state.to_text() for state in states] == texts
+
+
+def test_search_finds_a_winning_move_that_the_network_does_not_know():
+    """Highrise Heist random games: wherever some (not every) action ends the game with a
+    win for the mover, a few hundred simulations of an untrained network choose one."""
+    game, evaluator = evaluator_for("highrise_heist_v0")
+    rng = np.random.default_rng(3)
+    checked = 0
+    for seed in range(40):
+        state = game.new_initial_state(np.random.default_rng(seed))
+        while state.current_player >= 0 and checked < 5:
+            mover = state.current_player
+            winning = []
+            for action in state.legal_actions():
+                child = state.clone()
+                child.apply(int(action))
+                if child.is_terminal() and child.returns()[mover] > 0:
+                    winning.append(int(action))
+            if winning and len(winning) < state.legal_actions().size:
+                (actions, visits, _), = PUCTSearch(evaluator, 200).run([state])
+                assert int(actions[visits.argmax()]) in winning
+                checked += 1
+            state.apply(int(rng.choice(state.legal_actions())))
+    assert checked >= 1
+
+
+def test_hidden_cards_are_never_read():
+    """Sky Towers: the decision of the search agent does not depend on cards its seat cannot see."""
+    game, evaluator = evaluator_for("sky_towers_v0", spec={"kind": "mlp", "hidden": [16]})
+    state = random_positions(game, 1, 6, seed=4)[0]
+    seat = state.current_player
+    decisions = set()
+    for resample in range(3):
+        world = state.sample_consistent(seat, np.random.default_rng(100 + resample))
+        search = PUCTSearch(evaluator, 40, rng=np.random.default_rng(7))
+        (actions, visits, _), = search.run([world])
+        decisions.add((tuple(actions), tuple(visits)))
+    assert len(decisions) == 1
+
+
+def test_four_seat_games_are_searched():
+    game, evaluator = evaluator_for("golden_rush_v0")
+    states = random_positions(game, 2, 5, seed=5)
+    for actions, visits, value in PUCTSearch(evaluator, 16).run(states):
+        assert visits.sum() == 16 and -1 <= value <= 1
+
+
+def test_search_agent_from_a_checkpoint_spec(tmp_path):
+    game, evaluator = evaluator_for("sky_scrapers_v0", OPTIONS)
+    path = save_checkpoint(tmp_path / "p.pt", evaluator.policy, policy_metadata(game, OPTIONS, SPEC))
+    agent = make_agent(f"{path}@12", env_id="sky_scrapers_v0", env_options=OPTIONS, seed=0)
+    assert isinstance(agent, SearchAgent) and agent.name == "p@12" and agent.search.simulations == 12
+    assert make_agent(str(path), search=12, env_id="sky_scrapers_v0", env_options=OPTIONS).search.simulations == 12
+    assert make_agent("mcts@7").simulations == 7
+    env = sky_envs.make("sky_scrapers_v0", **OPTIONS)
+    env.reset(seed=0)
+    for name in env.agent_iter():
+        observation, _, termination, truncation, _ = env.last()
+        action = None if termination or truncation else agent.act(observation, env.unwrapped.game_state)
+        env.step(action)
+    with pytest.raises(ValueError, match="positive simulation count"):
+        make_agent(f"{path}@0")
+    with pytest.raises(ValueError, match="only mcts and checkpoints"):
+        make_agent("greedy@5")
+    with pytest.raises(ValueError, match="simulations must be a positive integer"):
+        SearchAgent(evaluator.policy, simulations=0)

@@ -1,0 +1,331 @@
+"""Expert iteration (AlphaZero-style): PUCT self-play teaches the network, which guides the search.
+
+Chosen with ``train.algorithm: alphazero``; the network (``policy``) and the checkpoint
+files are the same as PPO's, so a policy trained either way plays anywhere an agent is
+accepted, raw or with search (``policy.pt@200``).
+
+One iteration:
+
+1. ``alphazero.parallel_games`` games are played to the end by PUCT search guided by the
+   current network (:class:`~sky_envs.agents.search.PUCTSearch`, every game's search in
+   lockstep so each simulation is one batched network call). Root priors get Dirichlet
+   noise; the first ``temperature_moves`` decisions of a game are sampled from the visit
+   counts, later ones take the most visited action.
+2. Every decision becomes a sample: the deciding seat's observation, the visit
+   distribution over the legal actions (the policy target) and the game's final reward
+   for that seat (the value target).
+3. The network trains on minibatches from the last ``buffer_size`` samples:
+   cross-entropy to the visit distribution plus the squared value error, ``replay_ratio``
+   samples per new one.
+
+``train.timesteps`` counts recorded decisions. A run folder holds what resuming needs
+(``trainer_state.pt``: network and optimiser tensors, written weights-only; ``replay/``:
+the sample buffer, one file per iteration; ``run_state.json``), checkpoints
+(``checkpoints/step_<N>.pt``), ``final.pt``, the evaluation report and ``tb/``. The folder
+is saved after every iteration, with signals held back while it is written; Ctrl-C or
+SIGTERM stops the run, and ``--resume`` replays the unfinished iteration exactly (the
+random generators are saved too).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from sky_envs.agents import PolicyAgent, make_agent
+from sky_envs.agents.checkpoint import policy_metadata, save_checkpoint
+from sky_envs.agents.network import build_policy
+from sky_envs.agents.policy import NetworkEvaluator
+from sky_envs.agents.search import PUCTSearch
+from sky_envs.core.registry import canonical_id, make_game
+from training.evaluate import evaluate_policy
+from training.tournament import match
+
+
+def _atomic_write(path: Path, write) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+class ReplayBuffer:
+    """Samples of the last ``capacity`` decisions, in chunks of one iteration each.
+
+    Targets are sparse (the legal actions and their visit shares), so a game with
+    thousands of actions (Scala) costs no more than its legal moves.
+    """
+
+    def __init__(self, capacity: int, num_actions: int):
+        self.capacity, self.num_actions = capacity, num_actions
+        self.chunks: list[dict[str, np.ndarray]] = []
+        self.names: list[str] = []  # one per chunk: its file name in a run folder
+
+    def __len__(self) -> int:
+        return sum(len(chunk["values"]) for chunk in self.chunks)
+
+    def add(self, chunk: dict[str, np.ndarray], name: str) -> None:
+        self.chunks.append(chunk)
+        self.names.append(name)
+        while len(self) - len(self.chunks[0]["values"]) >= self.capacity:
+            self.chunks.pop(0)
+            self.names.pop(0)
+
+    def sample(self, size: int, rng: np.random.Generator):
+        """``(observations, masks, policy targets, value targets)`` of ``size`` random samples."""
+        lengths = np.array([len(chunk["values"]) for chunk in self.chunks])
+        picks = rng.integers(lengths.sum(), size=size)
+        starts = np.concatenate([[0], np.cumsum(lengths)])
+        chunk_of = np.searchsorted(starts, picks, side="right") - 1
+        observations, values = [], np.empty(size, dtype=np.float32)
+        targets = np.zeros((size, self.num_actions), dtype=np.float32)
+        masks = np.zeros((size, self.num_actions), dtype=bool)
+        for row, (c, pick) in enumerate(zip(chunk_of, picks)):
+            chunk, i = self.chunks[c], pick - starts[c]
+            observations.append(chunk["observations"][i])
+            lo, hi = chunk["offsets"][i], chunk["offsets"][i + 1]
+            actions = chunk["actions"][lo:hi]
+            targets[row, actions] = chunk["shares"][lo:hi]
+            masks[row, actions] = True
+            values[row] = chunk["values"][i]
+        return np.stack(observations), masks, targets, values
+
+
+class ExpertIterationRun:
+    """One expert-iteration run; ``train()`` then ``evaluate()`` (the interface of SelfPlayRun)."""
+
+    def __init__(self, config: dict, run_dir: str | Path, progress: bool = True, log=print):
+        import torch
+
+        self.config = config
+        self.env_id = canonical_id(config["env"]["id"])
+        self.options = dict(config["env"]["options"])
+        self.game = make_game(self.env_id, **self.options)
+        self.run_dir = Path(run_dir)
+        self.progress, self.log = progress, log
+        self.settings = config["alphazero"]
+        self.seed = int(config["train"]["seed"])
+        torch.set_num_threads(int(config["train"]["torch_threads"]))
+        torch.manual_seed(self.seed)
+        self.rng = np.random.default_rng(self.seed)
+        self.policy = build_policy(config["policy"], self.game.observation_shape, self.game.num_actions)
+        self.optimizer = torch.optim.AdamW(self.policy.parameters(), lr=self.settings["learning_rate"],
+                                           weight_decay=self.settings["weight_decay"])
+        self.buffer = ReplayBuffer(self.settings["buffer_size"], self.game.num_actions)
+        self.steps_done = 0
+        self.iteration = 0
+        self.seconds = 0.0
+        self.quick_evals: list[dict] = []
+        self.checkpoints: list[str] = []
+        self.command = ""  # the command line that started the run, recorded in checkpoints
+        self.last_losses: dict[str, float] = {}
+
+    # ------------------------------------------------------------ self-play
+    def play_games(self) -> dict[str, np.ndarray]:
+        """One iteration's games; returns their samples as one chunk."""
+        s = self.settings
+        self.policy.set_training_mode(False)
+        search = PUCTSearch(NetworkEvaluator(self.policy), s["simulations"], s["c_puct"], rng=self.rng,
+                            root_noise=True, noise_fraction=s["noise_fraction"], noise_alpha=s["noise_alpha"])
+        games = [self.game.new_initial_state(self.rng) for _ in range(s["parallel_games"])]
+        records: list[list[tuple]] = [[] for _ in games]
+        samples = []
+        active = [g for g, state in enumerate(games) if state.current_player >= 0]
+        while active:
+            results = search.run([games[g] for g in active])
+            still = []
+            for g, (actions, visits, _) in zip(active, results):
+                state = games[g]
+                player = state.current_player
+                shares = visits / visits.sum()
+                records[g].append((state.observation(player), player, actions, shares.astype(np.float32)))
+                if len(records[g]) <= s["temperature_moves"]:
+                    index = self.rng.choice(actions.size, p=shares)
+                else:
+                    best = np.flatnonzero(visits == visits.max())
+                    index = best[self.rng.integers(best.size)]
+                state._apply(int(actions[index]))
+                if state.current_player >= 0:
+                    still.append(g)
+                    continue
+                returns = state.returns() if state.is_terminal() else np.zeros(state.num_players)
+                samples.extend((obs, a, p, returns[seat]) for obs, seat, a, p in records[g])
+            active = still
+        lengths = [len(a) for _, a, _, _ in samples]
+        return {"observations": np.stack([obs for obs, _, _, _ in samples]).astype(np.float32),
+                "offsets": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
+                "actions": np.concatenate([a for _, a, _, _ in samples]).astype(np.int32),
+                "shares": np.concatenate([p for _, _, p, _ in samples]).astype(np.float32),
+                "values": np.array([v for _, _, _, v in samples], dtype=np.float32)}
+
+    # --------------------------------------------------------------- learning
+    def learn(self, new_samples: int) -> dict[str, float]:
+        import torch
+
+        s = self.settings
+        updates = max(1, round(s["replay_ratio"] * new_samples / s["batch_size"]))
+        self.policy.set_training_mode(True)
+        policy_losses, value_losses = [], []
+        for _ in range(updates):
+            observations, masks, targets, values = self.buffer.sample(s["batch_size"], self.rng)
+            obs = torch.as_tensor(observations)
+            latent_pi, latent_vf = self.policy.mlp_extractor(self.policy.extract_features(obs))
+            logits = self.policy.action_net(latent_pi).masked_fill(~torch.as_tensor(masks), -1e9)
+            target = torch.as_tensor(targets)
+            policy_loss = -(target * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+            value_loss = ((self.policy.value_net(latent_vf)[:, 0] - torch.as_tensor(values)) ** 2).mean()
+            self.optimizer.zero_grad()
+            (policy_loss + value_loss).backward()
+            torch.nn.utils.clip_grad_norm_(self.policy.parameters(), 5.0)
+            self.optimizer.step()
+            policy_losses.append(policy_loss.item())
+            value_losses.append(value_loss.item())
+        self.policy.set_training_mode(False)
+        return {"policy_loss": float(np.mean(policy_losses)), "value_loss": float(np.mean(value_losses)),
+                "updates": updates}
+
+    # ------------------------------------------------------------ checkpoints
+    def metadata(self) -> dict:
+        return policy_metadata(self.game, self.options, self.config["policy"], algorithm="alphazero expert iteration",
+                               steps=int(self.steps_done), iterations=self.iteration, seed=self.seed,
+                               wall_clock_s=round(self.seconds, 1), command=self.command)
+
+    def save(self) -> None:
+        """Everything a resume needs, each file written atomically, the run state last."""
+        import torch
+
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        replay = self.run_dir / "replay"
+        replay.mkdir(exist_ok=True)
+        keep = set(self.buffer.names)
+        for name, chunk in zip(self.buffer.names, self.buffer.chunks):
+            path = replay / name
+            if not path.exists():
+                _atomic_write(path, lambda tmp, c=chunk: np.savez(open(tmp, "wb"), **c))
+        trainer = {"policy": self.policy.state_dict(), "optimizer": self.optimizer.state_dict()}
+        _atomic_write(self.run_dir / "trainer_state.pt", lambda tmp: torch.save(trainer, tmp))
+        state = {"env_id": self.env_id, "env_options": self.options, "config": self.config,
+                 "steps_done": int(self.steps_done), "iteration": self.iteration, "seconds": self.seconds,
+                 "rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state().tolist(),
+                 "checkpoints": [os.path.relpath(p, self.run_dir) for p in self.checkpoints],
+                 "quick_evals": self.quick_evals, "replay": sorted(keep)}
+        _atomic_write(self.run_dir / "run_state.json", lambda tmp: Path(tmp).write_text(json.dumps(state, indent=2)))
+        for path in replay.iterdir():  # chunks that left the buffer, and temp files of an interrupted save
+            if path.name not in keep:
+                path.unlink()
+
+    def restore(self) -> None:
+        import torch
+
+        state_path = self.run_dir / "run_state.json"
+        if not state_path.is_file() or not (self.run_dir / "trainer_state.pt").is_file():
+            raise ValueError(f"cannot resume: {str(self.run_dir)!r} holds no run_state.json and trainer_state.pt")
+        state = json.loads(state_path.read_text())
+        if state["env_id"] != self.env_id or state["env_options"] != self.options:
+            raise ValueError(f"cannot resume: the run in {str(self.run_dir)!r} trained {state['env_id']} "
+                             f"{state['env_options']}, not {self.env_id} {self.options}")
+        trainer = torch.load(self.run_dir / "trainer_state.pt", map_location="cpu", weights_only=True)
+        self.policy.load_state_dict(trainer["policy"])
+        self.optimizer.load_state_dict(trainer["optimizer"])
+        self.steps_done, self.iteration, self.seconds = state["steps_done"], state["iteration"], state["seconds"]
+        self.rng.bit_generator.state = state["rng"]
+        torch.set_rng_state(torch.tensor(state["torch_rng"], dtype=torch.uint8))
+        self.checkpoints = [str(self.run_dir / p) for p in state["checkpoints"]]
+        self.quick_evals = list(state["quick_evals"])
+        for path in self.run_dir.glob("*.tmp"):  # left by a process killed while saving
+            path.unlink()
+        for name in state["replay"]:
+            with np.load(self.run_dir / "replay" / name) as data:
+                self.buffer.add({key: data[key] for key in data.files}, name)
+
+    def quick_eval(self) -> dict:
+        learner = PolicyAgent(self.policy, deterministic=True)
+        games = self.config["train"]["quick_eval_games"]
+        scores = {"steps": int(self.steps_done)}
+        for name in ("random", "greedy"):
+            result = match(self.env_id, self.options, ("learner", learner), (name, make_agent(name, seed=self.seed)),
+                           games, seed=10_000 + self.iteration)
+            scores[name] = result.score / max(result.games, 1)
+        self.quick_evals.append(scores)
+        return scores
+
+    # ------------------------------------------------------------------ train
+    def train(self, resume: bool = False, callback=None) -> Path:
+        """Train to ``train.timesteps`` recorded decisions; returns the final checkpoint.
+        ``callback(run)`` is called after every iteration; returning False stops early."""
+        from torch.utils.tensorboard import SummaryWriter
+        from tqdm import tqdm
+
+        from training.signals import deferred_interrupts, interrupts_as_keyboard
+
+        if resume:
+            self.restore()
+            self.log(f"resuming {self.env_id} at decision {self.steps_done} (iteration {self.iteration}) from {self.run_dir}")
+        elif (self.run_dir / "run_state.json").exists():
+            raise ValueError(f"{str(self.run_dir)!r} already holds a run: pass resume=True (--resume) or another folder")
+        else:
+            self.save()  # a run interrupted in its first iteration resumes from the start
+        total, every = self.config["train"]["timesteps"], self.config["train"]["checkpoint_every"]
+        writer = SummaryWriter(str(self.run_dir / "tb" / "alphazero"))
+        bar = tqdm(total=total, initial=min(self.steps_done, total), disable=not self.progress, unit="decision")
+        try:
+            with interrupts_as_keyboard():
+                while self.steps_done < total:
+                    started = time.perf_counter()
+                    chunk = self.play_games()
+                    played = time.perf_counter()
+                    new = len(chunk["values"])
+                    self.buffer.add(chunk, f"iteration_{self.iteration + 1:06d}.npz")
+                    losses = self.last_losses = self.learn(new)
+                    self.seconds += time.perf_counter() - started
+                    before, self.steps_done, self.iteration = self.steps_done, self.steps_done + new, self.iteration + 1
+                    rate = new / max(played - started, 1e-9)
+                    for key, value in {**losses, "decisions_per_s": rate, "buffer": len(self.buffer),
+                                       "value_target_mean_abs": float(np.abs(chunk["values"]).mean())}.items():
+                        writer.add_scalar(f"alphazero/{key}", value, self.steps_done)
+                    bar.update(new)
+                    bar.set_postfix(decisions_per_s=f"{rate:.0f}", policy_loss=f"{losses['policy_loss']:.3f}",
+                                    value_loss=f"{losses['value_loss']:.3f}")
+                    if self.steps_done // every > before // every or self.steps_done >= total:
+                        scores = self.quick_eval()
+                        for name in ("random", "greedy"):
+                            writer.add_scalar(f"eval/score_vs_{name}", scores[name], self.steps_done)
+                        with deferred_interrupts():
+                            path = save_checkpoint(self.run_dir / "checkpoints" / f"step_{self.steps_done:09d}.pt",
+                                                   self.policy, self.metadata())
+                            self.checkpoints.append(str(path))
+                            self.save()
+                        self.log(f"decision {self.steps_done}: checkpoint {path.name}; score vs random "
+                                 f"{scores['random']:.2f}, vs greedy {scores['greedy']:.2f}")
+                    else:
+                        with deferred_interrupts():
+                            self.save()
+                    if callback is not None and callback(self) is False:
+                        break
+        except KeyboardInterrupt:
+            # the folder holds the run as of its last finished iteration (saved after each one)
+            self.log(f"interrupted: the run is saved as of its last finished iteration; continue with "
+                     f"--resume {self.run_dir}")
+            raise
+        finally:
+            bar.close()
+            writer.close()
+        final = save_checkpoint(self.run_dir / "final.pt", self.policy, self.metadata())
+        self.log(f"trained on {self.steps_done} decisions in {self.seconds:.0f} s; final policy {final}")
+        return final
+
+    def evaluate(self, policy_path: Path) -> dict:
+        return evaluate_policy(self.env_id, self.options, policy_path, self.config["eval"], self.seed, self.run_dir,
+                               self.log, training_steps=int(self.steps_done))
+
+
+__all__ = ["ExpertIterationRun", "ReplayBuffer"]

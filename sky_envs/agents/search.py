@@ -30,10 +30,13 @@ from sky_envs.core.state import GameState
 
 
 class Node:
-    __slots__ = ("player", "actions", "prior", "visits", "value_sum", "children", "value")
+    __slots__ = ("player", "actions", "prior", "visits", "value_sum", "children", "value", "state", "returns")
 
-    def __init__(self, player: int, actions: np.ndarray, prior: np.ndarray, value: float):
+    def __init__(self, player: int, actions: np.ndarray, prior: np.ndarray, value: float,
+                 state: GameState | None = None, returns: np.ndarray | None = None):
         self.player = player
+        self.state = state  # perfect information: the position, so a descent replays no moves
+        self.returns = returns  # a finished game: every seat's reward
         self.actions = actions
         self.prior = prior
         self.visits = np.zeros(actions.size)
@@ -84,7 +87,7 @@ class PUCTSearch:
         """For each position: ``(legal actions, visit counts, root value for the seat to decide)``."""
         if any(state.current_player < 0 for state in states):
             raise ValueError("search needs positions with a decision to make: a game here is over")
-        roots = self._expand(states)
+        roots = self._expand(states, keep_states=not hides_information(states[0]))
         if self.root_noise:
             for root in roots:
                 if root.actions.size > 1:
@@ -99,7 +102,7 @@ class PUCTSearch:
         return [(root.actions, root.visits.copy(), float(root.value_sum.sum() / max(root.visits.sum(), 1)))
                 for root in roots]
 
-    def _expand(self, worlds: list[GameState]) -> list[Node]:
+    def _expand(self, worlds: list[GameState], keep_states: bool = False) -> list[Node]:
         observations = np.stack([w.observation(w.current_player) for w in worlds])
         masks = np.stack([w.legal_mask() for w in worlds])
         probabilities, values = self.evaluate(observations, masks)
@@ -109,7 +112,7 @@ class PUCTSearch:
             prior = p[actions].astype(np.float64)
             total = prior.sum()
             prior = prior / total if total > 0 else np.full(actions.size, 1.0 / actions.size)
-            nodes.append(Node(world.current_player, actions, prior, float(v)))
+            nodes.append(Node(world.current_player, actions, prior, float(v), world if keep_states else None))
         return nodes
 
     def _simulate(self, states: list[GameState], roots: list[Node], hidden: bool, leaves: int) -> None:
@@ -124,7 +127,7 @@ class PUCTSearch:
                 self._descend(state, root, hidden, pending, virtual_loss=leaves > 1)
         if not pending:
             return
-        evaluated = self._expand([world for _, world, _, _ in pending])
+        evaluated = self._expand([world for _, world, _, _ in pending], keep_states=not hidden)
         for (path, world, parent, index), leaf in zip(pending, evaluated):
             if parent is not None:
                 if parent.children[index] is None:
@@ -136,26 +139,38 @@ class PUCTSearch:
             self._backup(path, value, virtual_loss=leaves > 1)
 
     def _descend(self, state: GameState, root: Node, hidden: bool, pending: list, virtual_loss: bool) -> None:
-        world = state.sample_consistent(state.current_player, self.rng) if hidden else state.clone()
+        """One walk from the root to a leaf: a finished game is backed up at once, a new
+        position is queued in ``pending`` for the network."""
+        world = state.sample_consistent(state.current_player, self.rng) if hidden else None
         node, path = root, []
         while True:
+            if node.returns is not None:
+                self._backup(path, node.returns)
+                return
             allowed = world.legal_mask()[node.actions] if hidden else None
             if allowed is not None and not allowed.any():
                 pending.append((path, world, None, -1))  # nothing of the node is legal here: value only
                 break
             index = node.select(self.c_puct, allowed)
             path.append((node, index))
-            world._apply(int(node.actions[index]))
             child = node.children[index]
-            if world.current_player < 0:
-                returns = world.returns() if world.is_terminal() else np.zeros(world.num_players)
-                self._backup(path, returns)
-                break
-            if child is None:
-                pending.append((path, world, node, index))
-                break
+            if hidden:
+                world._apply(int(node.actions[index]))
+            elif child is None:
+                world = node.state.clone()
+                world._apply(int(node.actions[index]))
+            if hidden or child is None:
+                if world.current_player < 0:
+                    returns = world.returns() if world.is_terminal() else np.zeros(world.num_players)
+                    if not hidden:  # the same move always ends the game the same way
+                        node.children[index] = Node(-1, np.empty(0, np.int64), np.empty(0), 0.0, returns=returns)
+                    self._backup(path, returns)
+                    return
+                if child is None:
+                    pending.append((path, world, node, index))
+                    break
             node = child
-        if virtual_loss and pending and pending[-1][0] is path:
+        if virtual_loss:
             for node, index in path:
                 node.visits[index] += 1
                 node.value_sum[index] -= 1.0

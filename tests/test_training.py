@@ -135,3 +135,13 @@ def test_a_checkpoint_for_another_board_is_refused_as_a_gym_opponent(trained):
     _, final, _ = trained
     with pytest.raises(ValueError, match="expects observations"):
         SingleAgentEnv("sky_scrapers_v0", opponent=str(final))  # the standard 6x6 board
+
+
+def test_a_match_shared_among_processes_gives_the_result_of_one():
+    from training.tournament import match
+
+    options = TINY["env.options"]
+    a, b = ("mcts", make_agent("mcts@4", seed=1)), ("greedy", make_agent("greedy", seed=2))
+    one = match("sky_scrapers_v0", options, a, b, 6, seed=3)
+    two = match("sky_scrapers_v0", options, a, b, 6, seed=3, workers=2)
+    assert one == two and one.games == 6

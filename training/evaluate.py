@@ -3,8 +3,11 @@
     python -m training.evaluate --env sky_scrapers_v0 --agents random greedy mcts runs/x/final.pt
     python -m training.evaluate --config configs/sky_scrapers.yaml --agents random final.pt --games 100
 
-Agents are baseline names (``random``, ``greedy``, ``mcts``) or checkpoint files (``.pt``),
-checked against the env before any game is played. Prints the table and writes
+Agents are baseline names (``random``, ``greedy``, ``mcts``, ``mcts@400`` for a budget) or
+checkpoint files (``policy.pt``; ``policy.pt@200`` plays PUCT search with 200 simulations),
+checked against the env before any game is played. ``--focus NAME`` plays only the
+pairings of one agent (a checkpoint against the baselines); ``--workers N`` shares each
+pairing's games among N processes (the same results as one). Prints the table and writes
 ``evaluation.{json,csv,png}`` into ``--out``.
 """
 
@@ -14,7 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from sky_envs.agents import make_agent
+from sky_envs.agents import BASELINES, make_agent
 from sky_envs.core.registry import canonical_id, make_game
 from training.config import load_config
 from training.report import build_report, format_table, write_report
@@ -54,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mcts-simulations", type=int, default=50)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="evaluation", help="folder for the report files")
+    parser.add_argument("--focus", metavar="AGENT", help="play only the pairings of this agent (its name in the table)")
+    parser.add_argument("--workers", type=int, default=1, help="processes that share each pairing's games")
     args = parser.parse_args(argv)
     try:
         if args.config:
@@ -69,14 +74,19 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError("give at least two --agents and --games >= 1")
         entries = {}
         for spec in args.agents:
-            name = Path(spec).stem if spec.endswith(".pt") else spec
+            kwargs = {"simulations": args.mcts_simulations} if spec == "mcts" else {}
+            agent = make_agent(spec, seed=args.seed, env_id=env_id, env_options=options, **kwargs)
+            name = spec if spec.partition("@")[0] in BASELINES else agent.name  # a checkpoint: its file stem
             if name in entries:
                 name = f"{name}#{len(entries)}"
-            kwargs = {"simulations": args.mcts_simulations} if spec == "mcts" else {}
-            entries[name] = make_agent(spec, seed=args.seed, env_id=env_id, env_options=options, **kwargs)
+            entries[name] = agent
+        if args.focus is not None and args.focus not in entries:
+            raise ValueError(f"--focus {args.focus!r} is not one of the agents {list(entries)}")
+        if args.workers < 1:
+            raise ValueError("--workers must be >= 1")
     except ValueError as error:
         parser.error(str(error))
-    results = round_robin(env_id, options, entries, args.games, seed=args.seed)
+    results = round_robin(env_id, options, entries, args.games, seed=args.seed, focus=args.focus, workers=args.workers)
     anchor = "random" if "random" in entries else next(iter(entries))
     report = build_report(env_id, options, list(entries), results, anchor)
     print(format_table(report))

@@ -44,11 +44,32 @@ class PairResult:
 
 
 def match(env_id: str, options: dict, a: tuple[str, Agent], b: tuple[str, Agent], games: int,
-          seed: int = 0) -> PairResult:
-    """``a`` against ``b``: ``a`` takes seat g % players in game g, ``b`` every other seat."""
+          seed: int = 0, workers: int = 1) -> PairResult:
+    """``a`` against ``b``: ``a`` takes seat g % players in game g, ``b`` every other seat.
+
+    Every game re-seeds the agents, so ``workers`` processes (each playing a share of the
+    games on copies of the agents) give exactly the result of one.
+    """
+    if workers > 1 and games > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        bounds = np.linspace(0, games, min(workers, games) + 1).astype(int)
+        with ProcessPoolExecutor(len(bounds) - 1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            parts = list(pool.map(_match_range, *zip(*[(env_id, options, a, b, lo, hi, seed)
+                                                       for lo, hi in zip(bounds[:-1], bounds[1:])])))
+        return PairResult(a[0], b[0], *(sum(getattr(p, k) for p in parts) for k in ("wins", "draws", "losses")))
+    return _match_range(env_id, options, a, b, 0, games, seed)
+
+
+def _match_range(env_id: str, options: dict, a: tuple[str, Agent], b: tuple[str, Agent], first: int, last: int,
+                 seed: int) -> PairResult:
+    import torch
+
+    torch.set_num_threads(1)  # one process per core
     game = make_game(env_id, **options)
     result = PairResult(a[0], b[0])
-    for g in range(games):
+    for g in range(first, last):
         seat = g % game.num_players
         agents = [b[1]] * game.num_players
         agents[seat] = a[1]
@@ -63,11 +84,15 @@ def match(env_id: str, options: dict, a: tuple[str, Agent], b: tuple[str, Agent]
 
 
 def round_robin(env_id: str, options: dict, entries: dict[str, Agent], games: int, seed: int = 0,
-                progress=None) -> list[PairResult]:
-    """Every pair of entries plays ``games`` games (seats rotating)."""
+                progress=None, focus: str | None = None, workers: int = 1) -> list[PairResult]:
+    """Every pair of entries plays ``games`` games (seats rotating); with ``focus``, only
+    the pairs that include that entry."""
     results = []
     for name_a, name_b in itertools.combinations(entries, 2):
-        results.append(match(env_id, options, (name_a, entries[name_a]), (name_b, entries[name_b]), games, seed))
+        if focus is not None and focus not in (name_a, name_b):
+            continue
+        results.append(match(env_id, options, (name_a, entries[name_a]), (name_b, entries[name_b]), games, seed,
+                             workers))
         if progress is not None:
             progress(results[-1])
     return results

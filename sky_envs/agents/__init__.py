@@ -62,5 +62,5 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
                      "a checkpoint path ending in .pt (policy.pt@N for search), or an Agent instance")
 
 
-__all__ = ["Agent", "CheckpointError", "GreedyAgent", "MCTSAgent", "PolicyAgent", "RandomAgent", "SearchAgent",
+__all__ = ["BASELINES", "Agent", "CheckpointError", "GreedyAgent", "MCTSAgent", "PolicyAgent", "RandomAgent", "SearchAgent",
            "load_checkpoint", "make_agent", "random_legal", "save_checkpoint"]

@@ -105,8 +105,9 @@ def read_checkpoint(path: str | os.PathLike) -> tuple[dict, dict]:
     try:
         with zipfile.ZipFile(path) as archive:
             unpacked = sum(member.file_size for member in archive.infolist())
-    except (zipfile.BadZipFile, OSError) as error:
-        raise CheckpointError(f"{where} is damaged or truncated: not a torch zip archive ({error})") from None
+    except Exception as error:  # noqa: BLE001 - zipfile raises many kinds (bad names decode as UnicodeDecodeError)
+        raise CheckpointError(f"{where} is damaged or truncated: not a torch zip archive "
+                              f"({type(error).__name__}: {error})") from None
     if unpacked > MAX_UNPACKED_BYTES:
         raise CheckpointError(f"{where} unpacks to {unpacked:,} bytes: refused, the limit is {MAX_UNPACKED_BYTES:,}")
     try:
@@ -188,7 +189,10 @@ def check_env(where: str, metadata: dict, env_id: str, env_options: dict | None)
     if canonical_id(metadata["env_id"]) != canonical_id(env_id):
         raise CheckpointError(f"{where} is a {metadata['env_id']} policy, not one for {canonical_id(env_id)}")
     options = metadata["env_options"] if env_options is None else env_options
-    game = make_game(env_id, **options)
+    try:
+        game = make_game(env_id, **options)
+    except ValueError as error:
+        raise CheckpointError(f"{where} names env options {options} that {env_id} refuses: {error}") from None
     if tuple(metadata["observation_shape"]) != tuple(game.observation_shape) or metadata["num_actions"] != game.num_actions:
         raise CheckpointError(
             f"{where} expects observations {tuple(metadata['observation_shape'])} and {metadata['num_actions']} "

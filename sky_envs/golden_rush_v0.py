@@ -101,7 +101,8 @@ turn's transfer closed a stand; it changes no rule here and may be omitted) and
 `queue: <eligible seats in order, space separated>` (`queue:` when nobody is eligible).
 Loading checks, naming the line: 9 stand lines, only `0-3`/`-`, at most 11 blocks, no
 closed far stand beside an open near one, no closed centre without an eligible seat,
-`to_move` = `turn % 4`, and a queue holding exactly the eligible seats once each. The
+`to_move` = `turn % 4`, `turn` at most `max_turns` (where the game is cut), and a queue
+holding exactly the eligible seats once each. The
 mode is the env's option, not part of the text.
 
 ### Decisions where the rules are silent

@@ -116,7 +116,8 @@ closed_this_turn: 0
 
 `env.reset(options={"position": text})` loads one and `env.unwrapped.game_state.to_text()`
 writes the current one (exact round trip). Loading checks, naming the line: 10 stand lines,
-only `b`/`r`/`-`, at most 11 blocks per stand, `to_move` = `turn % 2`, a phase that exists
+only `b`/`r`/`-`, at most 11 blocks per stand, `to_move` = `turn % 2`, `turn` at most
+`max_turns` (where the game is cut), a phase that exists
 (turn 0 has only the placement phase), `closed_this_turn: 1` only in the placement phase
 of a turn >= 1 with a closed stand topped by the mover's colour. `closed_this_turn` may be
 omitted (0). A position that is already decided loads as a finished game; one in the

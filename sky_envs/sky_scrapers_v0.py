@@ -16,7 +16,7 @@ most sky scrapers wins.
 | Action Shape       | (1,)                                             |
 | Action Values      | Discrete(9B + 2), B = rows * cols (326 on the standard 6x6 board) |
 | Observation Shape  | (rows, cols, players + 4) (6, 6, 6 by default)   |
-| Observation Values | [0, B]: heights are tile counts (capped at B, which only a loaded position can exceed) |
+| Observation Values | [0, B]: heights are tile counts (at most the board's cells) |
 
 ### Options (`sky_envs.make("sky_scrapers_v0", **options)`)
 
@@ -86,7 +86,10 @@ the env's `rows x cols`), `env.unwrapped.game_state.to_text()` writes the curren
 trip every state exactly, optional fields may stand before `to_move`, each written only
 when it differs from the default: `colours: b a` (seat colours), `phase: choose` (2-player
 colour choice), `phase: place` with `tiles_left: 3 3` and `first_mover: 1` (strategic
-placement). A loaded position whose seat to move has no move passes the turn to the next
+placement). Numbers are bounded by what a game can reach, since every tile starts on its
+own cell and none leaves: a height is at most the box's B cells, and all tiles (on the board
+plus `tiles_left`) fit on the board's cells; a text beyond that raises `ValueError` naming
+the bound. A loaded position whose seat to move has no move passes the turn to the next
 seat that has one. The turn counter of `max_turns` is not part of a position.
 
 ### Version History

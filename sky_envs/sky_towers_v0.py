@@ -176,7 +176,8 @@ The discarding seat of the `discard` phase is the first seat from `turn_of` on h
 more than 5 cards. A loaded text must use the env's seat count, T and deck (every card
 exactly once), legal towers (sum <= 20, 10 only at the bottom, only 1s above a 1), completed
 towers summing to 21, bonus holders whose piles earn them, a phase that fits the position,
-and a seat to move that can act; otherwise `ValueError` naming the line.
+`turns` at most `max_turns` (where the game is cut), `completed` at most the towers in the
+turn seat's pile, and a seat to move that can act; otherwise `ValueError` naming the line.
 
 ### Render modes
 

@@ -140,8 +140,8 @@ to_move: 0
 the current one (exact round trip). A loaded text is checked: every foundation once, each
 supply line once, bridge ends that pair up (same colour, facing each other, at the same
 height), nothing on a roof, no bridge on a bridge, no bridge or roof on the bare board,
-colours and counts within what the game has in play; a bad one raises `ValueError` naming
-the line. A seat to move without a legal placement passes to the next seat that has one.
+colours and counts within what the game has in play (each supply count at most what its
+slot starts with); a bad one raises `ValueError` naming the line and the bound. A seat to move without a legal placement passes to the next seat that has one.
 
 ### Decisions where the rules file is silent
 

@@ -24,9 +24,9 @@ laid out as a cross: the golden centre and two arm stands per seat.
 |---|---|---|
 | `mode` | `"ffa"` | `"ffa"` (every seat for itself) or `"teams"` (seats 0+2 against 1+3, with the team bonus; team totals decide) |
 | `reward` | `"win"` | `"win"`: +1 / -1 / 0 as below; `"score"`: the scaled score margin, see Rewards |
-| `max_turns` | 300 | turns before the game is cut as a draw; a game never lasts more than 99 turns (every turn places at least one block and no block ever leaves), so the default never cuts |
+| `max_turns` | 300 | turns before the game is cut as a draw, 1..1,000,000; a game never lasts more than 99 turns (every turn places at least one block and no block ever leaves), so the default never cuts |
 
-Bad values raise `ValueError` at construction.
+Bad values and unknown options raise `ValueError` at construction.
 
 ### Board and rules
 

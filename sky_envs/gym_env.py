@@ -17,6 +17,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from sky_envs.core.options import integer_option
 from sky_envs.core.state import GameState, IllegalActionError
 
 SEATS = ("random",)
@@ -44,8 +45,11 @@ class SingleAgentEnv(gymnasium.Env):
         self.env_id = canonical_id(env_id)
         self.game = make_game(self.env_id, **options)
         players = self.game.num_players
-        if seat not in SEATS and not (isinstance(seat, (int, np.integer)) and 0 <= seat < players):
-            raise ValueError(f"seat={seat!r} is not valid: expected 'random' or a seat index 0..{players - 1}")
+        if not (isinstance(seat, str) and seat in SEATS):
+            try:
+                seat = integer_option("seat", seat, 0, players - 1)
+            except ValueError:
+                raise ValueError(f"seat={seat!r} is not valid: expected 'random' or a seat index 0..{players - 1}") from None
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not supported: expected None or one of {self.metadata['render_modes']}")
         if illegal_action not in ("raise", "lose"):

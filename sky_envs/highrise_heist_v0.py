@@ -24,9 +24,10 @@ whoever owns more of them wins, the golden one breaking a 5:5 tie. The 4-seat mo
 
 | option | default | meaning |
 |---|---|---|
-| `max_turns` | 200 | turns (a turn = a transfer decision and a placement decision) before the game is cut as a draw; random play ends within about 80 turns |
+| `max_turns` | 200 | turns (a turn = a transfer decision and a placement decision) before the game is cut as a draw, 1..1,000,000; random play ends within about 80 turns |
 
-A bad value (not an integer >= 1) raises `ValueError` at construction.
+A bad value (not an integer in 1..1,000,000) or an unknown option (`mode` and `reward`
+belong to `golden_rush_v0`) raises `ValueError` at construction.
 
 ### Turn structure
 

@@ -61,9 +61,11 @@ def parse_int(value: str, lineno: int | None, what: str, low: int, high: int, re
     value = value.strip()
     if _INTEGER.fullmatch(value) is None:
         raise position_error(lineno, f"{what} must be an integer {bound}, got {_shown(value)}")
-    if len(value.lstrip("+-").lstrip("0")) > len(str(max(abs(low), abs(high)))):
+    sign = "-" if value[0] == "-" else ""
+    significant = value.lstrip("+-").lstrip("0") or "0"  # leading zeros count towards int()'s digit limit
+    if len(significant) > len(str(max(abs(low), abs(high)))):
         raise position_error(lineno, f"{what} must be {bound}, got {_shown(value)}")
-    number = int(value)
+    number = int(sign + significant)
     if not low <= number <= high:
         raise position_error(lineno, f"{what} must be {bound}, got {number}")
     return number

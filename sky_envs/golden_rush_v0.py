@@ -24,9 +24,9 @@ laid out as a cross: the golden centre and two arm stands per seat.
 |---|---|---|
 | `mode` | `"ffa"` | `"ffa"` (every seat for itself) or `"teams"` (seats 0+2 against 1+3, with the team bonus; team totals decide) |
 | `reward` | `"win"` | `"win"`: +1 / -1 / 0 as below; `"score"`: the scaled score margin, see Rewards |
-| `max_turns` | 300 | turns before the game is cut as a draw; a game never lasts more than 99 turns (every turn places at least one block and no block ever leaves), so the default never cuts |
+| `max_turns` | 300 | turns before the game is cut as a draw, 1..1,000,000; a game never lasts more than 99 turns (every turn places at least one block and no block ever leaves), so the default never cuts |
 
-Bad values raise `ValueError` at construction.
+Bad values and unknown options raise `ValueError` at construction.
 
 ### Board and rules
 
@@ -101,7 +101,8 @@ turn's transfer closed a stand; it changes no rule here and may be omitted) and
 `queue: <eligible seats in order, space separated>` (`queue:` when nobody is eligible).
 Loading checks, naming the line: 9 stand lines, only `0-3`/`-`, at most 11 blocks, no
 closed far stand beside an open near one, no closed centre without an eligible seat,
-`to_move` = `turn % 4`, and a queue holding exactly the eligible seats once each. The
+`to_move` = `turn % 4`, `turn` at most `max_turns` (where the game is cut), and a queue
+holding exactly the eligible seats once each. The
 mode is the env's option, not part of the text.
 
 ### Decisions where the rules are silent

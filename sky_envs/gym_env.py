@@ -17,7 +17,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from sky_envs.core.state import GameState, IllegalActionError
+from sky_envs.core.options import integer_option
+from sky_envs.core.state import GameState, IllegalActionError, action_index
 
 SEATS = ("random",)
 
@@ -32,6 +33,10 @@ class SingleAgentEnv(gymnasium.Env):
     ``ValueError`` naming the action and why) or ``"lose"`` (like PettingZoo's classic
     games: a warning, the episode ends with reward -1), for frameworks that cannot mask.
     A game that ends before the learner's first decision is dealt again.
+
+    ``step`` takes an ``int``, a numpy integer or a 0-d integer array (what SB3's
+    ``predict`` returns); anything else (``2.7``, ``"3"``, ``None``, a bool, an array of
+    another shape) raises ``ValueError`` whatever ``illegal_action`` says: nothing is truncated.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
@@ -44,8 +49,11 @@ class SingleAgentEnv(gymnasium.Env):
         self.env_id = canonical_id(env_id)
         self.game = make_game(self.env_id, **options)
         players = self.game.num_players
-        if seat not in SEATS and not (isinstance(seat, (int, np.integer)) and 0 <= seat < players):
-            raise ValueError(f"seat={seat!r} is not valid: expected 'random' or a seat index 0..{players - 1}")
+        if not (isinstance(seat, str) and seat in SEATS):
+            try:
+                seat = integer_option("seat", seat, 0, players - 1)
+            except ValueError:
+                raise ValueError(f"seat={seat!r} is not valid: expected 'random' or a seat index 0..{players - 1}") from None
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not supported: expected None or one of {self.metadata['render_modes']}")
         if illegal_action not in ("raise", "lose"):
@@ -86,8 +94,9 @@ class SingleAgentEnv(gymnasium.Env):
             raise AssertionError("reset() needs to be called before step (or after an episode ended by an illegal action).")
         if state.current_player != self.seat:
             raise ValueError("the episode is over: call reset()")
+        action = action_index(action)  # not an integer: a ValueError, whatever illegal_action says
         try:
-            state.apply(int(action))
+            state.apply(action)
         except IllegalActionError as error:
             if self.illegal_action == "raise":
                 raise

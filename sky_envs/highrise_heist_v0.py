@@ -24,9 +24,10 @@ whoever owns more of them wins, the golden one breaking a 5:5 tie. The 4-seat mo
 
 | option | default | meaning |
 |---|---|---|
-| `max_turns` | 200 | turns (a turn = a transfer decision and a placement decision) before the game is cut as a draw; random play ends within about 80 turns |
+| `max_turns` | 200 | turns (a turn = a transfer decision and a placement decision) before the game is cut as a draw, 1..1,000,000; random play ends within about 80 turns |
 
-A bad value (not an integer >= 1) raises `ValueError` at construction.
+A bad value (not an integer in 1..1,000,000) or an unknown option (`mode` and `reward`
+belong to `golden_rush_v0`) raises `ValueError` at construction.
 
 ### Turn structure
 
@@ -116,7 +117,8 @@ closed_this_turn: 0
 
 `env.reset(options={"position": text})` loads one and `env.unwrapped.game_state.to_text()`
 writes the current one (exact round trip). Loading checks, naming the line: 10 stand lines,
-only `b`/`r`/`-`, at most 11 blocks per stand, `to_move` = `turn % 2`, a phase that exists
+only `b`/`r`/`-`, at most 11 blocks per stand, `to_move` = `turn % 2`, `turn` at most
+`max_turns` (where the game is cut), a phase that exists
 (turn 0 has only the placement phase), `closed_this_turn: 1` only in the placement phase
 of a turn >= 1 with a closed stand topped by the mover's colour. `closed_this_turn` may be
 omitted (0). A position that is already decided loads as a finished game; one in the

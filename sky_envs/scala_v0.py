@@ -44,10 +44,11 @@ c9..i9, c8 d8 h8 i8, attacks **f1** and defends f14. 14 stones each.
 | option | default | meaning |
 |---|---|---|
 | `split_rule` | `"mover_loses"` | what happens when a move splits the stones into groups (below): `"mover_loses"` (the seed text) or `"illegal"` (the published alternative reading) |
-| `max_turns` | 300 | plies (single moves) before the game is truncated as a draw; counted from the start or from a loaded position |
+| `max_turns` | 300 | plies (single moves) before the game is truncated as a draw, 1..1,000,000; counted from the start or from a loaded position |
 
 Bad values raise `ValueError` at construction (an unknown `split_rule` lists the valid
-ones; an unknown option name is an error too).
+ones; an unknown option name is an error too, listing the valid options; `max_turns` must
+be an integer, not `300.0` or `"300"`).
 
 ### Actions
 

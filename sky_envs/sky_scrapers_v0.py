@@ -16,24 +16,26 @@ most sky scrapers wins.
 | Action Shape       | (1,)                                             |
 | Action Values      | Discrete(9B + 2), B = rows * cols (326 on the standard 6x6 board) |
 | Observation Shape  | (rows, cols, players + 4) (6, 6, 6 by default)   |
-| Observation Values | [0, B]: heights are tile counts (capped at B, which only a loaded position can exceed) |
+| Observation Values | [0, B]: heights are tile counts (at most the board's cells) |
 
 ### Options (`sky_envs.make("sky_scrapers_v0", **options)`)
 
 | option | default | meaning |
 |---|---|---|
-| `board` | `"standard"` | `"standard"` (full 6x6, 8x8 with 4 players), `"square"` (full `rows x cols`), `"random"` (a seeded random connected shape inside `rows x cols`, new each reset), or a mask string (rows split by `/` or newlines, `.` cell, `#` no cell) |
-| `rows`, `cols` | 6 (8 with 4 players) | the bounding box of `"square"` and `"random"` boards |
+| `board` | `"standard"` | `"standard"` (full 6x6, 8x8 with 4 players), `"square"` (full `rows x cols`), `"random"` (a seeded random connected shape inside `rows x cols`, new each reset), or a mask string (rows split by `/` or newlines, `.` cell, `#` no cell; at most 64 rows of 64) |
+| `rows`, `cols` | 6 (8 with 4 players) | the bounding box of `"square"` and `"random"` boards, each 1..64 (so B <= 4096 cells) |
 | `cells` | `(ceil(B/2), B)` | `(min, max)` cell count of a `"random"` board |
 | `lines` | `"all"` | `"all"` (8 directions), `"orthogonal"` (N E S W), `"hex"` (axial hex: N NE E S SW W) |
 | `players` | 2 | 2 or 4 |
 | `positioning` | `"standard"` | `"standard"` (every cell one tile, colour (r+c)%2, or 2(r%2)+c%2 with 4 players), `"random"` (tiles on random cells, a coin toss picks the first mover; with 2 players the second mover first chooses its colour, with 4 colours are dealt at random), `"strategic"` (seats place their own tiles one by one; the second placer moves first) |
 | `first` | `"player_0"` | who places first under strategic positioning: `"player_0"` or `"random"` |
-| `tiles_per_player` | `cells // players` | tiles per seat (random and strategic positioning) |
-| `skyscraper_height` | 4 | the height from which a stack is a sky scraper (>= 2) |
-| `max_turns` | `2 B + 2` | decisions before truncation (a draw); the default never cuts a game, which lasts at most B placements + B - 1 moves + 1 colour choice |
+| `tiles_per_player` | `cells // players` | tiles per seat (random and strategic positioning), 1..4096 and within the board |
+| `skyscraper_height` | 4 | the height from which a stack is a sky scraper (2..4096) |
+| `max_turns` | `2 B + 2` | decisions before truncation (a draw), 1..1,000,000; the default never cuts a game, which lasts at most B placements + B - 1 moves + 1 colour choice |
 
-Bad values raise `ValueError` at construction: unknown option names or values, a board too
+Bad values raise `ValueError` at construction: unknown option names (the message lists the
+valid ones) or values, a non-integer for an integer option (`2.0`, `True`, `"2"`), a size
+beyond its bound (checked before anything is built), a board too
 small for the tiles (or with fewer cells than players), standard positioning on a board
 whose colours come out unequal (or on a random board), a disconnected mask.
 
@@ -86,7 +88,10 @@ the env's `rows x cols`), `env.unwrapped.game_state.to_text()` writes the curren
 trip every state exactly, optional fields may stand before `to_move`, each written only
 when it differs from the default: `colours: b a` (seat colours), `phase: choose` (2-player
 colour choice), `phase: place` with `tiles_left: 3 3` and `first_mover: 1` (strategic
-placement). A loaded position whose seat to move has no move passes the turn to the next
+placement). Numbers are bounded by what a game can reach, since every tile starts on its
+own cell and none leaves: a height is at most the box's B cells, and all tiles (on the board
+plus `tiles_left`) fit on the board's cells; a text beyond that raises `ValueError` naming
+the bound. A loaded position whose seat to move has no move passes the turn to the next
 seat that has one. The turn counter of `max_turns` is not part of a position.
 
 ### Version History

@@ -25,17 +25,19 @@ neighbours; the most yellow sails wins.
 | `players` | 2 | 2, 3 or 4 seats |
 | `first` | `"player_0"` | who starts: `"player_0"` or `"random"` (a seat drawn from the reset seed) |
 | `max_towers` | 12 | T, the row slots of each seat (1..64): at most T incomplete towers in a row; it also sizes the action layout |
-| `max_turns` | 500 | seat turns (skipped ones included) before truncation, a draw; random games last about 80 |
-| `deck` | `None` | the shipped `games/sky_towers/deck.json`; or a path to a JSON file of the same form, a dict `{"cards": [...], "bonuses": {...}}`, or the list of card entries `{"value": 1..10, "copies": >=0, "sails": >=0, "flags": >=0}` (one per value, missing values have no cards) |
-| `bonuses` | `None` | bonus name -> sails, overriding the deck file's table; names from `big_ben, sky, triple, romance, lucky, real_estate_king, perfect`; a bonus left out is not in play |
+| `max_turns` | 500 | seat turns (skipped ones included) before truncation, a draw, 1..1,000,000; random games last about 80 |
+| `deck` | `None` | the shipped `games/sky_towers/deck.json`; or a path to a JSON file of the same form (a regular file of at most 1048576 bytes), a dict `{"cards": [...], "bonuses": {...}}`, or the list of card entries `{"value": 1..10, "copies": 0..4096, "sails": 0..1000, "flags": 0..1000}` (one per value, missing values have no cards; at most 4096 cards in all) |
+| `bonuses` | `None` | bonus name -> sails (0..1000), overriding the deck file's table; names from `big_ben, sky, triple, romance, lucky, real_estate_king, perfect`; a bonus left out is not in play |
 | `debug_render` | `False` | renders show every hand and the deck order (normally only the hand of the seat that decides now) |
 
 Default deck (82 cards): value 1..10 with copies 8 10 10 9 8 8 9 3 3 14, one sail on each
 1..7, one flag on each 5 and 7; bonus sails Big Ben 5, Sky 3, Triple 4, Romance 3, Lucky 4,
-Real-estate King 3, Perfect 2. Bad values raise `ValueError` at construction: a seat count
-other than 2..4, an unknown `first`, a deck with negative counts, unknown values or keys, a
-duplicate value, or fewer than 5 n + 1 cards (the deal plus one card to draw), an unknown
-bonus name or negative sails.
+Real-estate King 3, Perfect 2. Bad values raise `ValueError` at construction: an unknown
+option name (the message lists the valid ones), a seat count other than 2..4, a
+non-integer for an integer option (`2.0`, `True`, `"2"`), an unknown `first`, a deck with
+counts outside their ranges, unknown values or keys, a duplicate value, more than 4096 or
+fewer than 5 n + 1 cards (the deal plus one card to draw), a deck path that is not a
+regular file of at most 1 MiB, an unknown bonus name or sails outside 0..1000.
 
 ### Actions
 
@@ -176,7 +178,8 @@ The discarding seat of the `discard` phase is the first seat from `turn_of` on h
 more than 5 cards. A loaded text must use the env's seat count, T and deck (every card
 exactly once), legal towers (sum <= 20, 10 only at the bottom, only 1s above a 1), completed
 towers summing to 21, bonus holders whose piles earn them, a phase that fits the position,
-and a seat to move that can act; otherwise `ValueError` naming the line.
+`turns` at most `max_turns` (where the game is cut), `completed` at most the towers in the
+turn seat's pile, and a seat to move that can act; otherwise `ValueError` naming the line.
 
 ### Render modes
 

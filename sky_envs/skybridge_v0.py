@@ -32,16 +32,17 @@ env = sky_envs.make("skybridge_v0", players=3, variant="classic", render_mode="r
 | option | default | meaning |
 |---|---|---|
 | `players` | 2 | 2, 3 or 4 seats. 4: seat i plays colour i. 2: seat 0 plays colours 0 and 2, seat 1 colours 1 and 3. 3: seat i plays colour i plus its share of the neutral colour 3's blocks |
-| `rows`, `cols` | 3, 3 | the board of foundations (each >= 2) |
+| `rows`, `cols` | 3, 3 | the board of foundations (each 2..64) |
 | `variant` | `"seed"` | `"seed"` (the seed text's rules) or `"classic"` (the published game's), see below |
-| `tall`, `short`, `bridges`, `roofs` | 4, 4, 1, 2 | pieces of each colour (>= 0; `tall + short >= 1`) |
-| `neutral_tall`, `neutral_short` | 1, 1 | with 3 seats: the neutral colour's blocks each seat gets; `3 x neutral_tall <= tall` and `3 x neutral_short <= short` (they come from colour 3's own pieces) |
+| `tall`, `short`, `bridges`, `roofs` | 4, 4, 1, 2 | pieces of each colour (each 0..1000; `tall + short >= 1`) |
+| `neutral_tall`, `neutral_short` | 1, 1 | with 3 seats: the neutral colour's blocks each seat gets (0..1000); `3 x neutral_tall <= tall` and `3 x neutral_short <= short` (they come from colour 3's own pieces) |
 | `reward` | `"win"` | `"win"` (+1 / -1 / 0) or `"score"` (points, see Rewards) |
-| `max_turns` | all pieces in play | placements before truncation (a draw); the default can never cut a game, as every turn places a piece |
+| `max_turns` | all pieces in play | placements before truncation (a draw), 1..1,000,000; the default can never cut a game, as every turn places a piece |
 
-Bad values raise `ValueError` at construction: an unknown variant or reward, a seat count
-outside 2..4, a board smaller than 2x2, negative or non-integer piece counts, no blocks at
-all, more neutral blocks than colour 3 has.
+Bad values raise `ValueError` at construction: an unknown option name (the message lists
+the valid ones), an unknown variant or reward, a seat count outside 2..4, a non-integer
+for an integer option (`2.0`, `True`, `"2"`), a size or count outside its range above, no
+blocks at all, more neutral blocks than colour 3 has.
 
 ### Rules in brief (both variants; `rules/skybridge.md` is normative)
 
@@ -140,8 +141,8 @@ to_move: 0
 the current one (exact round trip). A loaded text is checked: every foundation once, each
 supply line once, bridge ends that pair up (same colour, facing each other, at the same
 height), nothing on a roof, no bridge on a bridge, no bridge or roof on the bare board,
-colours and counts within what the game has in play; a bad one raises `ValueError` naming
-the line. A seat to move without a legal placement passes to the next seat that has one.
+colours and counts within what the game has in play (each supply count at most what its
+slot starts with); a bad one raises `ValueError` naming the line and the bound. A seat to move without a legal placement passes to the next seat that has one.
 
 ### Decisions where the rules file is silent
 

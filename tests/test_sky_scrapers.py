@@ -324,10 +324,10 @@ def test_audit_numpy_integer_options_are_accepted():
     assert state.num_players == 4
 
 
-def test_positions_with_more_tiles_than_cells_load_and_observations_stay_in_bounds():
-    s = load("a9 . b12 .", board="square", rows=1, cols=4)
-    assert s.is_terminal() and s.returns().tolist() == [-1.0, 1.0]  # nothing can move 9 or 12 cells
-    obs = s.observation(0)
-    assert obs[0, 0, 1] == 4 and obs[0, 2, 2] == 4  # capped at B = 4 cells in the box
-    assert obs.max() <= s.game.observation_high
-    assert s.to_text().splitlines()[0] == "a9 . b12 ."
+def test_positions_with_more_tiles_than_cells_are_refused():
+    # every tile starts on its own cell and none leaves: 21 tiles never stand on 4 cells
+    with pytest.raises(ValueError, match=r"the height of token 1 must be in 1..4 .*one tile per board cell.*got 9"):
+        load("a9 . b12 .", board="square", rows=1, cols=4)
+    with pytest.raises(ValueError, match="5 tiles on a board of 4 cells"):
+        load("a3 . b2 .", board="square", rows=1, cols=4)
+    assert load("a3 . b1 .", board="square", rows=1, cols=4).to_text().splitlines()[0] == "a3 . b1 ."

@@ -78,6 +78,14 @@ def positions(draw):
         rows.append(row)
     if all(t == "#" for row in rows for t in row):  # a position needs a board cell
         rows[0][0] = "a1"
+    # a reachable position: every tile starts on its own cell, so the tiles fit on the cells
+    cells = sum(t != "#" for row in rows for t in row)
+    stacks = sorted(((int(t[1:]), r, c) for r, row in enumerate(rows) for c, t in enumerate(row) if t[1:]), reverse=True)
+    excess = sum(h for h, _, _ in stacks) - cells
+    for h, r, c in stacks:
+        cut = min(h - 1, max(excess, 0))
+        rows[r][c] = rows[r][c][0] + str(h - cut)
+        excess -= cut
     to_move = draw(st.integers(0, players - 1))
     text = "\n".join(" ".join(row) for row in rows) + f"\nto_move: {to_move}"
     return players, lines, R, C, text, draw(st.integers(0, 2**31))

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from sky_envs.core.options import MAX_SIDE
+
 DIRECTION_NAMES = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
 #: direction index -> (d_row, d_col)
 DIRECTION_STEPS = ((-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1))
@@ -20,11 +22,20 @@ LINE_DIRECTIONS = {
 
 
 def parse_mask(mask: str) -> np.ndarray:
-    """A mask string (rows split by newlines or ``/``; ``.`` cell, ``#`` no cell) -> bool array."""
+    """A mask string (rows split by newlines or ``/``; ``.`` cell, ``#`` no cell) -> bool array.
+
+    At most ``MAX_SIDE`` rows of at most ``MAX_SIDE`` characters; a longer string is refused
+    before it is split (room is left for separators and indentation).
+    """
+    if len(mask) > 4 * MAX_SIDE * (MAX_SIDE + 2):
+        raise ValueError(f"board mask of {len(mask)} characters is too big: a board has at most {MAX_SIDE} rows "
+                         f"and {MAX_SIDE} columns")
     rows = [row.strip() for row in mask.replace("/", "\n").splitlines() if row.strip()]
     if not rows:
         raise ValueError("board mask is empty: expected rows of '.' (cell) and '#' (no cell)")
     width = len(rows[0])
+    if len(rows) > MAX_SIDE or width > MAX_SIDE:
+        raise ValueError(f"board mask is {len(rows)}x{width}: a board has at most {MAX_SIDE} rows and {MAX_SIDE} columns")
     for number, row in enumerate(rows, start=1):
         if len(row) != width:
             raise ValueError(f"board mask row {number} {row!r} has {len(row)} characters, expected {width} like row 1")

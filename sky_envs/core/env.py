@@ -25,7 +25,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from sky_envs.core.state import Game, GameState, IllegalActionError
+from sky_envs.core.state import Game, GameState, IllegalActionError, action_index
 
 RENDER_MODES = ("human", "ansi", "rgb_array")
 
@@ -112,20 +112,31 @@ class SkyEnv(AECEnv):
 
     # ------------------------------------------------------------------- step
     def step(self, action: int | None) -> None:
+        """Play ``action`` (an int, a numpy integer or a 0-d integer array) for the agent to act.
+
+        Once every agent has taken its dead step the game is over: like PettingZoo's
+        ``OrderEnforcingWrapper``, any further step only warns. Non-integer actions raise
+        ``IllegalActionError`` (``raw_env``) or fail the action-space assertion (``env``).
+        """
         if self.game_state is None:
             raise AssertionError("reset() needs to be called before step.")
+        if not self.agents:
+            warnings.warn("step() called after all agents are terminated or truncated. Should reset() first.",
+                          stacklevel=2)
+            return
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         n = self.game.num_actions
-        if not isinstance(action, (int, np.integer)):
+        if type(action) is not int:  # plain ints, the common case, skip these checks
             if self.strict:
-                raise IllegalActionError(f"action {action!r} is not an integer index into Discrete({n})")
-            raise AssertionError(f"action {action!r} is outside the action space Discrete({n})")
+                action = action_index(action)
+            else:  # AssertOutOfBoundsWrapper: what Discrete(n).contains accepts
+                assert self._action_space.contains(action), f"action {action!r} is outside the action space Discrete({n})"
+                action = int(action)
         if not self.strict:  # AssertOutOfBoundsWrapper, without Discrete.contains' overhead
             assert 0 <= action < n, f"action {action!r} is outside the action space Discrete({n})"
-        action = int(action)
         if not (0 <= action < n and self._mask[action]):
             self._illegal(agent, action)
             return

@@ -22,6 +22,7 @@ Invariants every state keeps (the generic env, the agents and the tests rely on 
 from __future__ import annotations
 
 import copy
+import reprlib
 from abc import ABC, abstractmethod
 from typing import Any
 
@@ -30,6 +31,25 @@ import numpy as np
 
 class IllegalActionError(ValueError):
     """An action that is out of range or not legal in the current position."""
+
+
+def action_index(action: Any) -> int:
+    """The integer ``action`` stands for: an ``int``, a numpy integer, or a 0-d integer array
+    (what SB3's ``predict`` returns for one observation).
+
+    Anything else (``None``, a bool, a float such as ``2.0`` or ``2.7``, a string, an array
+    of another shape or dtype) raises :class:`IllegalActionError`: nothing is truncated.
+    """
+    if isinstance(action, np.ndarray):
+        scalar = action[()] if action.shape == () and action.dtype.kind in "iu" else None
+    else:
+        scalar = action
+    if isinstance(scalar, (int, np.integer)) and not isinstance(scalar, bool):
+        return int(scalar)
+    raise IllegalActionError(
+        f"action {reprlib.repr(action)} is not an integer action index: expected an int, a numpy "
+        "integer or a 0-d integer array"
+    )
 
 
 def win_loss_returns(winners, num_players: int) -> np.ndarray:
@@ -104,10 +124,11 @@ class GameState(ABC):
         """Apply a legal action (already checked) and advance to the next decision."""
 
     def apply(self, action: int) -> None:
-        """Apply ``action`` for ``current_player``; ``IllegalActionError`` if it is not legal."""
-        if not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(f"action {action!r} is not an integer action index")
-        action = int(action)
+        """Apply ``action`` for ``current_player``; ``IllegalActionError`` if it is not legal.
+
+        ``action`` is anything :func:`action_index` accepts (an int, a numpy integer, a 0-d
+        integer array)."""
+        action = action_index(action)
         if self.current_player < 0:
             raise IllegalActionError(f"action {action}: the game is over, no action is legal")
         if not 0 <= action < self.game.num_actions:

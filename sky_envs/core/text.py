@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 @dataclass
@@ -47,12 +50,27 @@ def split_position(text: str, keys: tuple[str, ...]) -> PositionLines:
     return PositionLines(rows, fields)
 
 
-def parse_int(value: str, lineno: int, what: str, low: int, high: int) -> int:
-    """``int(value)`` within ``low..high`` inclusive, or a ``ValueError`` naming the line."""
-    try:
-        number = int(value)
-    except ValueError:
-        raise position_error(lineno, f"{what} must be an integer in {low}..{high}, got {value!r}") from None
+def parse_int(value: str, lineno: int | None, what: str, low: int, high: int, reason: str = "") -> int:
+    """``int(value)`` within ``low..high`` inclusive, or a ``ValueError`` naming the line.
+
+    ``high`` is the most the game can reach; ``reason`` says why, for the message. Only
+    ASCII digits with an optional sign are read, and a number with more digits than the
+    bound is refused before it is converted (no huge ints, no overflow later).
+    """
+    bound = f"in {low}..{high}" + (f" ({reason})" if reason else "")
+    value = value.strip()
+    if _INTEGER.fullmatch(value) is None:
+        raise position_error(lineno, f"{what} must be an integer {bound}, got {_shown(value)}")
+    sign = "-" if value[0] == "-" else ""
+    significant = value.lstrip("+-").lstrip("0") or "0"  # leading zeros count towards int()'s digit limit
+    if len(significant) > len(str(max(abs(low), abs(high)))):
+        raise position_error(lineno, f"{what} must be {bound}, got {_shown(value)}")
+    number = int(sign + significant)
     if not low <= number <= high:
-        raise position_error(lineno, f"{what} must be in {low}..{high}, got {number}")
+        raise position_error(lineno, f"{what} must be {bound}, got {number}")
     return number
+
+
+def _shown(value: str) -> str:
+    """``repr(value)``, cut short: a message never repeats a megabyte of input."""
+    return repr(value) if len(value) <= 40 else f"{value[:20]!r}... ({len(value)} characters)"

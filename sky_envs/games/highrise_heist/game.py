@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sky_envs.core.options import MAX_TURNS, choice_option, integer_option, reject_unknown_options
 from sky_envs.core.state import Game
 from sky_envs.games.highrise_heist.heist import COLOUR_LETTERS, HeistState
 from sky_envs.games.highrise_heist.heist import NUM_STANDS as HEIST_STANDS
@@ -21,18 +22,6 @@ from sky_envs.games.highrise_heist.tables import heist_tables, rush_tables
 
 MODES = ("ffa", "teams")
 REWARDS = ("win", "score")
-
-
-def _max_turns(value) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"max_turns must be an integer >= 1 (a number of turns), got {value!r}")
-    return int(value)
-
-
-def _choice(name: str, value, allowed) -> str:
-    if not isinstance(value, str) or value not in allowed:
-        raise ValueError(f"{name}={value!r} is not valid: expected one of {list(allowed)}")
-    return value
 
 
 class _StandsGame(Game):
@@ -77,8 +66,12 @@ class HighriseHeistGame(_StandsGame):
     num_stands = HEIST_STANDS
     letters = COLOUR_LETTERS
 
-    def __init__(self, max_turns: int = 200):
-        self.max_turns = _max_turns(max_turns)
+    def __init__(self, max_turns: int = 200, **unknown):
+        of_rush = [repr(name) for name in ("mode", "reward") if name in unknown]
+        hint = (f" ({' and '.join(of_rush)} {'are options' if len(of_rush) > 1 else 'is an option'} of "
+                f"golden_rush_v0, the 4-seat mode)" if of_rush else "")
+        reject_unknown_options("highrise_heist_v0", unknown, ("max_turns",), hint)
+        self.max_turns = integer_option("max_turns", max_turns, 1, MAX_TURNS)
         self._options = {"max_turns": self.max_turns}
         self.num_players = 2
         self.layout = ActionLayout(HEIST_STANDS, swap=True)
@@ -101,10 +94,11 @@ class GoldenRushGame(_StandsGame):
     num_stands = RUSH_STANDS
     letters = "0123"
 
-    def __init__(self, mode: str = "ffa", reward: str = "win", max_turns: int = 300):
-        self.mode = _choice("mode", mode, MODES)
-        self.reward = _choice("reward", reward, REWARDS)
-        self.max_turns = _max_turns(max_turns)
+    def __init__(self, mode: str = "ffa", reward: str = "win", max_turns: int = 300, **unknown):
+        reject_unknown_options("golden_rush_v0", unknown, ("mode", "reward", "max_turns"))
+        self.mode = choice_option("mode", mode, MODES)
+        self.reward = choice_option("reward", reward, REWARDS)
+        self.max_turns = integer_option("max_turns", max_turns, 1, MAX_TURNS)
         self._options = {"mode": self.mode, "reward": self.reward, "max_turns": self.max_turns}
         self.num_players = 4
         self.layout = ActionLayout(RUSH_STANDS, swap=False)

@@ -16,7 +16,6 @@ from sky_envs.core.text import parse_int, position_error, split_position
 from sky_envs.games.highrise_heist.state import HEIGHT, PHASES, PLACE, TRANSFER
 
 EMPTY = "-"
-MAX_TURN = 10**9
 
 
 def _stand_token(column: list[int], letters: str) -> str:
@@ -76,7 +75,7 @@ def state_from_text(game, text: str, rng: np.random.Generator | None = None):
     P = game.num_players
 
     lineno, value = _field(fields, "turn")
-    turn = parse_int(value, lineno, "turn", 0, MAX_TURN)
+    turn = parse_int(value, lineno, "turn", 0, game.max_turns, f"the game is cut at max_turns={game.max_turns}")
     lineno, value = _field(fields, "to_move")
     to_move = parse_int(value, lineno, "to_move", 0, P - 1)
     if to_move != turn % P:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sky_envs.core.options import MAX_TURNS, choice_option, integer_option, reject_unknown_options
 from sky_envs.core.state import Game
 from sky_envs.games.scala.board import (
     CELL_GRID,
@@ -32,15 +33,9 @@ class ScalaGame(Game):
     name = "scala"
 
     def __init__(self, split_rule: str = "mover_loses", max_turns: int = 300, **unknown):
-        if unknown:
-            names = ", ".join(repr(k) for k in sorted(unknown))
-            raise ValueError(f"unknown option {names}: scala_v0 takes split_rule, max_turns")
-        if not isinstance(split_rule, str) or split_rule not in SPLIT_RULES:
-            raise ValueError(f"split_rule={split_rule!r} is not valid: expected one of {list(SPLIT_RULES)}")
-        if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) or max_turns < 1:
-            raise ValueError(f"max_turns must be an integer >= 1 (plies before a draw), got {max_turns!r}")
-        self.split_rule = split_rule
-        self.max_turns = int(max_turns)
+        reject_unknown_options("scala_v0", unknown, ("split_rule", "max_turns"))
+        self.split_rule = choice_option("split_rule", split_rule, SPLIT_RULES)
+        self.max_turns = integer_option("max_turns", max_turns, 1, MAX_TURNS)
         self._options = {"split_rule": split_rule, "max_turns": self.max_turns}
         self.num_players = 2
         self.num_actions = NUM_CELLS * NUM_CELLS

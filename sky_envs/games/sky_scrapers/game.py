@@ -5,24 +5,17 @@ from __future__ import annotations
 import numpy as np
 
 from sky_envs.core.boards import LINE_DIRECTIONS, is_connected, parse_mask, random_connected_cells
+from sky_envs.core.options import MAX_SIDE, MAX_TURNS, choice_option, integer_option, reject_unknown_options
 from sky_envs.core.state import Game
 from sky_envs.games.sky_scrapers.board import board_for
 from sky_envs.games.sky_scrapers.state import CHOOSE, MOVE, PLACE, SkyScrapersState
 
 BOARDS = ("standard", "square", "random")
+OPTIONS = ("board", "rows", "cols", "cells", "lines", "players", "positioning", "first", "tiles_per_player",
+           "skyscraper_height", "max_turns")
+MAX_CELLS = MAX_SIDE * MAX_SIDE  # the biggest board: 64 x 64
 POSITIONINGS = ("standard", "random", "strategic")
 FIRSTS = ("player_0", "random")
-
-
-def _choice(name: str, value, allowed) -> None:
-    if value not in allowed:
-        raise ValueError(f"{name}={value!r} is not valid: expected one of {list(allowed)}")
-
-
-def _positive_int(name: str, value, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
 
 
 def standard_colours(cells: np.ndarray, players: int) -> np.ndarray:
@@ -42,20 +35,14 @@ class SkyScrapersGame(Game):
                  positioning: str = "standard", first: str = "player_0",
                  tiles_per_player: int | None = None, skyscraper_height: int = 4,
                  max_turns: int | None = None, **unknown):
-        if unknown:
-            names = ", ".join(repr(k) for k in sorted(unknown))
-            raise ValueError(f"unknown option {names}: sky_scrapers_v0 takes board, rows, cols, cells, lines, "
-                             "players, positioning, first, tiles_per_player, skyscraper_height, max_turns")
+        reject_unknown_options("sky_scrapers_v0", unknown, OPTIONS)
         self._options = dict(board=board, rows=rows, cols=cols, cells=cells, lines=lines, players=players,
                              positioning=positioning, first=first, tiles_per_player=tiles_per_player,
                              skyscraper_height=skyscraper_height, max_turns=max_turns)
-        if isinstance(players, bool) or not isinstance(players, (int, np.integer)):
-            raise ValueError(f"players={players!r} is not valid: expected one of [2, 4]")
-        players = int(players)
-        _choice("players", players, (2, 4))
-        _choice("lines", lines, tuple(LINE_DIRECTIONS))
-        _choice("positioning", positioning, POSITIONINGS)
-        _choice("first", first, FIRSTS)
+        players = choice_option("players", players, (2, 4))
+        lines = choice_option("lines", lines, tuple(LINE_DIRECTIONS))
+        positioning = choice_option("positioning", positioning, POSITIONINGS)
+        first = choice_option("first", first, FIRSTS)
         if first == "random" and positioning != "strategic":
             raise ValueError("first='random' applies to positioning='strategic' only: standard positioning "
                              "starts with player_0 and random positioning tosses a coin")
@@ -63,19 +50,19 @@ class SkyScrapersGame(Game):
         self.lines = lines
         self.positioning = positioning
         self.first = first
-        self.skyscraper_height = _positive_int("skyscraper_height", skyscraper_height, 2)
+        self.skyscraper_height = integer_option("skyscraper_height", skyscraper_height, 2, MAX_CELLS)
         self.fixed_cells = self._fixed_cells(board, rows, cols, cells)
         self.board_kind = board if board in BOARDS else "mask"
         B = self.rows * self.cols
         self.cell_range = self._cell_range(cells) if self.fixed_cells is None else (int(self.fixed_cells.sum()),) * 2
         if self.fixed_cells is not None and not is_connected(self.fixed_cells, lines):
             raise ValueError(f"the board is not connected along lines={lines!r}: some tiles could never meet")
-        self.tiles_per_player = None if tiles_per_player is None else _positive_int("tiles_per_player", tiles_per_player)
+        self.tiles_per_player = None if tiles_per_player is None else integer_option("tiles_per_player", tiles_per_player, 1, MAX_CELLS)
         self._check_tiles()
         self.num_actions = 9 * B + 2
         self.observation_shape = (self.rows, self.cols, players + 4)
         self.observation_high = float(B)
-        self.max_turns = 2 * B + 2 if max_turns is None else _positive_int("max_turns", max_turns)
+        self.max_turns = 2 * B + 2 if max_turns is None else integer_option("max_turns", max_turns, 1, MAX_TURNS)
 
     # ------------------------------------------------------------- validation
     def _fixed_cells(self, board, rows, cols, cells) -> np.ndarray | None:
@@ -85,8 +72,8 @@ class SkyScrapersGame(Game):
             side = 6 if self.num_players == 2 else 8
             if board == "standard" and (rows, cols) not in ((None, None), (side, side)):
                 raise ValueError(f"board='standard' is {side}x{side} with {self.num_players} players; use board='square' for rows={rows}, cols={cols}")
-            self.rows = side if rows is None else _positive_int("rows", rows)
-            self.cols = side if cols is None else _positive_int("cols", cols)
+            self.rows = side if rows is None else integer_option("rows", rows, 1, MAX_SIDE)
+            self.cols = side if cols is None else integer_option("cols", cols, 1, MAX_SIDE)
             if cells is not None and board != "random":
                 raise ValueError("cells=(min, max) applies to board='random' only")
             return None if board == "random" else np.ones((self.rows, self.cols), dtype=bool)
@@ -111,9 +98,7 @@ class SkyScrapersGame(Game):
             low, high = cells
         except (TypeError, ValueError):
             raise ValueError(f"cells must be a pair of integers (min, max), got {cells!r}") from None
-        if not all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in (low, high)):
-            raise ValueError(f"cells must be a pair of integers (min, max), got {cells!r}")
-        low, high = int(low), int(high)
+        low, high = (integer_option(f"cells {end}", x, 0, MAX_CELLS) for end, x in (("min", low), ("max", high)))
         if not self.num_players <= low <= high <= B:
             raise ValueError(f"cells=({low}, {high}) must satisfy {self.num_players} <= min <= max <= {B} (the {self.rows}x{self.cols} box)")
         return low, high

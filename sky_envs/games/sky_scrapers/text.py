@@ -21,6 +21,7 @@ from sky_envs.games.sky_scrapers.state import CHOOSE, COLOUR_LETTERS, MOVE, PLAC
 
 FIELDS = ("colours", "phase", "tiles_left", "first_mover", "to_move")
 _STACK = re.compile(r"^([a-d])([1-9][0-9]*)$")
+_ONE_TILE_PER_CELL = "every tile starts on its own cell and none leaves: a stack holds at most one tile per board cell"
 
 
 def _token(state: SkyScrapersState, i: int) -> str:
@@ -78,9 +79,13 @@ def state_from_text(game, text: str, rng: np.random.Generator | None = None) -> 
                     f"letter {COLOUR_LETTERS[0]}..{COLOUR_LETTERS[P - 1]} followed by a height >= 1 (e.g. 'a2')",
                 )
             tops[i] = COLOUR_LETTERS.index(match[1])
-            heights[i] = int(match[2])
+            heights[i] = parse_int(match[2], lineno, f"the height of token {c + 1}", 1, B, _ONE_TILE_PER_CELL)
     if not cells.any():
         raise position_error(None, "the position has no board cells")
+    tiles_on_board = int(heights.sum())
+    if tiles_on_board > cells.sum():
+        raise position_error(None, f"{tiles_on_board} tiles on a board of {int(cells.sum())} cells: "
+                                   f"{_ONE_TILE_PER_CELL}")
 
     fields = parsed.fields
     phase_line, phase = fields.get("phase", (None, MOVE))
@@ -107,9 +112,12 @@ def state_from_text(game, text: str, rng: np.random.Generator | None = None) -> 
         counts = value.split()
         if len(counts) != P:
             raise position_error(lineno, f"tiles_left needs {P} numbers (one per seat), got {value!r}")
-        tiles_left[:] = [parse_int(n, lineno, "tiles_left", 0, B) for n in counts]
+        tiles_left[:] = [parse_int(n, lineno, "tiles_left", 0, B, _ONE_TILE_PER_CELL) for n in counts]
         if tiles_left.sum() == 0 or tiles_left.sum() > cells.sum() - np.count_nonzero(heights[:B]):
             raise position_error(lineno, "tiles_left must be positive in total and fit on the empty cells")
+        if tiles_on_board + int(tiles_left.sum()) > cells.sum():
+            raise position_error(lineno, f"{tiles_on_board} tiles on the board and {int(tiles_left.sum())} to place "
+                                         f"exceed the board's {int(cells.sum())} cells ({_ONE_TILE_PER_CELL})")
         lineno, value = fields["first_mover"]
         first_mover = parse_int(value, lineno, "first_mover", 0, P - 1)
     else:

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
+
+from sky_envs.core.options import integer_option
 
 #: bonus cards, in the order used by observations, texts and ``Deck.bonus_sails``
 BONUS_NAMES = ("big_ben", "sky", "triple", "romance", "lucky", "real_estate_king", "perfect")
@@ -20,6 +23,9 @@ BIG_BEN, SKY, TRIPLE, ROMANCE, LUCKY, KING, PERFECT = range(7)
 HAND_SIZE = 5  # cards dealt to every seat; also the hand limit of the 5 (Return)
 VALUES = range(1, 11)
 CARD_KEYS = ("value", "copies", "sails", "flags")
+MAX_CARDS = 4096          # the biggest deck, all values together
+MAX_SAILS = 1000          # the most sails (or flags) of one card, and sails of one bonus
+MAX_DECK_FILE = 1 << 20   # bytes: a deck file is a small JSON text
 
 
 @dataclass(frozen=True)
@@ -53,23 +59,31 @@ def default_spec() -> dict[str, Any]:
     return json.loads(text)
 
 
-def _int(value: Any, what: str, minimum: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{what} must be an integer >= {minimum}, got {value!r}")
-    return value
+def _read_deck_file(path: str | os.PathLike) -> Any:
+    """The JSON in ``path``, read only if it is a regular file of at most ``MAX_DECK_FILE``
+    bytes (a device such as ``/dev/zero`` or a FIFO is refused before it is opened)."""
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+        if regular:
+            with open(path, "rb") as handle:
+                data = handle.read(MAX_DECK_FILE + 1)
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        raise ValueError(f"deck={path!r}: cannot read the deck file ({getattr(exc, 'strerror', None) or exc})") from None
+    if not regular:
+        raise ValueError(f"deck={path!r} is not a regular file: a deck file is a JSON text file")
+    if len(data) > MAX_DECK_FILE:
+        raise ValueError(f"deck file {path!r} is bigger than {MAX_DECK_FILE} bytes: a deck file is a small JSON text")
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:  # JSON, UTF-8, too many digits, too deep
+        raise ValueError(f"deck={path!r} is not valid JSON: {exc}") from None
 
 
 def _read_spec(deck: Any) -> dict[str, Any]:
     if deck is None:
         return default_spec()
     if isinstance(deck, (str, os.PathLike)):
-        try:
-            with open(deck, encoding="utf-8") as handle:
-                spec = json.load(handle)
-        except OSError as exc:
-            raise ValueError(f"deck={deck!r}: cannot read the deck file ({exc.strerror})") from None
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"deck={deck!r} is not valid JSON: {exc}") from None
+        spec = _read_deck_file(deck)
         if not isinstance(spec, dict):
             raise ValueError(f"deck file {deck!r} must hold a JSON object with a 'cards' list")
         return spec
@@ -94,16 +108,18 @@ def _parse_cards(cards: Any) -> tuple[list[int], list[int], list[int]]:
         missing = [k for k in CARD_KEYS if k not in entry]
         if unknown or missing:
             raise ValueError(f"deck card entry {i} must have exactly the keys {list(CARD_KEYS)}: "
-                             f"unknown {sorted(unknown)}, missing {missing}")
+                             f"unknown {sorted(unknown, key=str)}, missing {missing}")
         value = entry["value"]
         if isinstance(value, bool) or not isinstance(value, int) or value not in VALUES:
             raise ValueError(f"deck card entry {i}: unknown card value {value!r}, expected an integer 1..10")
         if value in seen:
             raise ValueError(f"deck card entry {i}: value {value} appears twice; give each value one entry")
         seen.add(value)
-        copies[value] = _int(entry["copies"], f"deck copies of value {value}")
-        sails[value] = _int(entry["sails"], f"deck sails of value {value}")
-        flags[value] = _int(entry["flags"], f"deck flags of value {value}")
+        copies[value] = integer_option(f"deck copies of value {value}", entry["copies"], 0, MAX_CARDS)
+        sails[value] = integer_option(f"deck sails of value {value}", entry["sails"], 0, MAX_SAILS)
+        flags[value] = integer_option(f"deck flags of value {value}", entry["flags"], 0, MAX_SAILS)
+    if sum(copies) > MAX_CARDS:
+        raise ValueError(f"the deck has {sum(copies)} cards: a deck holds at most {MAX_CARDS}")
     return copies, sails, flags
 
 
@@ -113,7 +129,7 @@ def _parse_bonuses(bonuses: Any) -> tuple[int | None, ...]:
     unknown = [k for k in bonuses if k not in BONUS_NAMES]
     if unknown:
         raise ValueError(f"unknown bonus name(s) {unknown}: expected some of {list(BONUS_NAMES)}")
-    return tuple(None if name not in bonuses else _int(bonuses[name], f"sails of bonus {name!r}")
+    return tuple(None if name not in bonuses else integer_option(f"sails of bonus {name!r}", bonuses[name], 0, MAX_SAILS)
                  for name in BONUS_NAMES)
 
 
@@ -128,7 +144,7 @@ def load_deck(deck: Any = None, bonuses: Any = None, players: int = 2) -> Deck:
     spec = _read_spec(deck)
     unknown = set(spec) - {"cards", "bonuses", "description"}
     if unknown:
-        raise ValueError(f"unknown deck key(s) {sorted(unknown)}: expected 'cards', 'bonuses', 'description'")
+        raise ValueError(f"unknown deck key(s) {sorted(unknown, key=str)}: expected 'cards', 'bonuses', 'description'")
     if "cards" not in spec:
         raise ValueError("the deck spec has no 'cards' list")
     copies, sails, flags = _parse_cards(spec["cards"])

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from sky_envs.core.options import MAX_TURNS, choice_option, integer_option, reject_unknown_options
 from sky_envs.core.state import Game
 from sky_envs.games.sky_towers.deck import HAND_SIZE, load_deck
 from sky_envs.games.sky_towers.layout import ActionLayout
@@ -14,14 +15,7 @@ from sky_envs.games.sky_towers.state import SkyTowersState
 
 FIRSTS = ("player_0", "random")
 MAX_SLOTS = 64
-
-
-def _int_option(name: str, value: Any, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low or (
-            high is not None and value > high):
-        bound = f"in {low}..{high}" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be an integer {bound}, got {value!r}")
-    return int(value)
+OPTIONS = ("players", "first", "max_towers", "max_turns", "deck", "bonuses", "debug_render")
 
 
 class SkyTowersGame(Game):
@@ -30,17 +24,14 @@ class SkyTowersGame(Game):
     name = "sky_towers"
 
     def __init__(self, players: int = 2, first: str = "player_0", max_towers: int = 12,
-                 max_turns: int = 500, deck: Any = None, bonuses: Any = None, debug_render: bool = False):
-        if isinstance(players, bool) or players not in (2, 3, 4):
-            raise ValueError(f"players={players!r} is not valid: Sky Towers is for 2, 3 or 4 players")
-        if first not in FIRSTS:
-            raise ValueError(f"first={first!r} is not valid: expected one of {list(FIRSTS)}")
-        if not isinstance(debug_render, bool):
-            raise ValueError(f"debug_render must be True or False, got {debug_render!r}")
-        self.num_players = int(players)
-        self.first = first
-        self.max_towers = _int_option("max_towers", max_towers, 1, MAX_SLOTS)
-        self.max_turns = _int_option("max_turns", max_turns, 1)
+                 max_turns: int = 500, deck: Any = None, bonuses: Any = None, debug_render: bool = False,
+                 **unknown):
+        reject_unknown_options("sky_towers_v0", unknown, OPTIONS)
+        self.num_players = choice_option("players", players, (2, 3, 4))
+        self.first = first = choice_option("first", first, FIRSTS)
+        debug_render = choice_option("debug_render", debug_render, (False, True))
+        self.max_towers = integer_option("max_towers", max_towers, 1, MAX_SLOTS)
+        self.max_turns = integer_option("max_turns", max_turns, 1, MAX_TURNS)
         self.deck = load_deck(deck, bonuses, self.num_players)
         self.debug_render = debug_render
         self.layout = ActionLayout(self.max_towers)

@@ -36,6 +36,7 @@ import numpy as np
 
 from sky_envs.core.text import parse_int, position_error, split_position
 from sky_envs.games.sky_towers.deck import BIG_BEN, BONUS_NAMES, KING, LUCKY, PERFECT, ROMANCE, SKY, TRIPLE
+from sky_envs.games.sky_towers.game import MAX_SLOTS
 from sky_envs.games.sky_towers.state import (DISCARD_PHASE, EXCHANGE_PHASE, FINAL_ACTIONS, GIVE_PHASE,
                                              MAIN, OVER, PEEK, PHASE_NAMES, RUSH, TARGET, TURN_ACTIONS,
                                              SkyTowersState)
@@ -119,9 +120,9 @@ class _Reader:
             raise position_error(None, f"missing field {key!r}")
         return self.lines.fields[key]
 
-    def int(self, key: str, low: int, high: int) -> int:
+    def int(self, key: str, low: int, high: int, reason: str = "") -> int:
         lineno, value = self.field(key)
-        return parse_int(value, lineno, key, low, high)
+        return parse_int(value, lineno, key, low, high, reason)
 
     def seat_or_none(self, key: str) -> int:
         lineno, value = self.field(key)
@@ -185,14 +186,14 @@ def parse_state(game, text: str, rng: np.random.Generator | None) -> SkyTowersSt
     players = r.int("players", 2, MAX_SEATS)
     if players != n:
         raise position_error(r.field("players")[0], f"the position has {players} players but this env has {n}")
-    slots = r.int("slots", 1, 10**6)
+    slots = r.int("slots", 1, MAX_SLOTS)
     if slots != T:
         raise position_error(r.field("slots")[0], f"the position has {slots} row slots but this env has max_towers={T}")
     for key in r.lines.fields:
         if key[-1].isdigit() and int(key[-1]) >= n:
             raise position_error(r.lines.fields[key][0], f"field {key!r} names a seat, but there are only {n}")
     st = SkyTowersState(game, rng)
-    st.turns = r.int("turns", 0, 10**9)
+    st.turns = r.int("turns", 0, game.max_turns, f"the game is cut at max_turns={game.max_turns}")
     st.turn_of = r.int("turn_of", 0, n - 1)
     # ------------------------------------------------------------ cards
     deck_line, deck_words = r.words("deck")
@@ -331,7 +332,9 @@ def _parse_phase(r: _Reader, st: SkyTowersState) -> None:
     if not st.final and st.end_seat >= 0 and st.end_seat != s and st.phase != OVER:
         raise position_error(lineno, "the deck ran out in another seat's turn, so this must be the final round")
     st.actions_left = r.int("actions", 0, FINAL_ACTIONS if st.final else TURN_ACTIONS)
-    st.completed_turn = r.int("completed", 0, 10**6)
+    pile = len(st.piles[s])
+    st.completed_turn = r.int("completed", 0, pile, f"the towers player_{s} completed this turn are among the "
+                                                    f"{pile} in its score pile")
 
 
 def _set_current_player(st: SkyTowersState, r: _Reader) -> None:

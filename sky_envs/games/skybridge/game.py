@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sky_envs.core.options import MAX_SIDE, MAX_TURNS, choice_option, integer_option, reject_unknown_options
 from sky_envs.core.state import Game
 from sky_envs.games.skybridge.pieces import (
     BRIDGE, DIR_DELTAS, NEUTRAL, NUM_COLOURS, ROOF, SHORT, SUP_B, SUP_R, SUP_S, SUP_T, TALL,
@@ -13,18 +14,9 @@ from sky_envs.games.skybridge.state import SkybridgeState
 
 VARIANTS = ("seed", "classic")
 REWARDS = ("win", "score")
-
-
-def _choice(name: str, value, allowed) -> None:
-    if not isinstance(value, (str, int, np.integer)) or isinstance(value, bool) or value not in allowed:
-        raise ValueError(f"{name}={value!r} is not valid: expected one of {list(allowed)}")
-
-
-def _int(name: str, value, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        what = "a non-negative integer" if minimum == 0 else f"an integer >= {minimum}"
-        raise ValueError(f"{name} must be {what}, got {value!r}")
-    return int(value)
+OPTIONS = ("players", "rows", "cols", "variant", "tall", "short", "bridges", "roofs", "neutral_tall",
+           "neutral_short", "reward", "max_turns")
+MAX_PIECES = 1000  # the most pieces of one kind a colour (or a seat's neutral share) may have
 
 
 class SkybridgeGame(Game):
@@ -48,21 +40,23 @@ class SkybridgeGame(Game):
     def __init__(self, players: int = 2, rows: int = 3, cols: int = 3, variant: str = "seed",
                  tall: int = 4, short: int = 4, bridges: int = 1, roofs: int = 2,
                  neutral_tall: int = 1, neutral_short: int = 1, reward: str = "win",
-                 max_turns: int | None = None):
+                 max_turns: int | None = None, **unknown):
+        reject_unknown_options("skybridge_v0", unknown, OPTIONS)
         self._options = dict(players=players, rows=rows, cols=cols, variant=variant, tall=tall,
                              short=short, bridges=bridges, roofs=roofs, neutral_tall=neutral_tall,
                              neutral_short=neutral_short, reward=reward, max_turns=max_turns)
-        _choice("players", players, (2, 3, 4))
-        _choice("variant", variant, VARIANTS)
-        _choice("reward", reward, REWARDS)
-        self.num_players = P = int(players)
+        self.num_players = P = choice_option("players", players, (2, 3, 4))
+        variant = choice_option("variant", variant, VARIANTS)
+        reward = choice_option("reward", reward, REWARDS)
         self.variant = variant
         self.classic = variant == "classic"
         self.reward = reward
-        self.rows = _int("rows", rows, 2)
-        self.cols = _int("cols", cols, 2)
-        counts = [_int(n, v, 0) for n, v in (("tall", tall), ("short", short), ("bridges", bridges), ("roofs", roofs))]
-        neutral = [_int("neutral_tall", neutral_tall, 0), _int("neutral_short", neutral_short, 0)]
+        self.rows = integer_option("rows", rows, 2, MAX_SIDE)
+        self.cols = integer_option("cols", cols, 2, MAX_SIDE)
+        counts = [integer_option(n, v, 0, MAX_PIECES)
+                  for n, v in (("tall", tall), ("short", short), ("bridges", bridges), ("roofs", roofs))]
+        neutral = [integer_option(n, v, 0, MAX_PIECES)
+                   for n, v in (("neutral_tall", neutral_tall), ("neutral_short", neutral_short))]
         if counts[0] + counts[1] == 0:
             raise ValueError("tall + short must be >= 1: without blocks no piece can ever be placed "
                              "(roofs and bridges need a tower of height >= 1)")
@@ -91,7 +85,7 @@ class SkybridgeGame(Game):
         self.total_storeys = sum(3 * t + 2 * s + b for t, s, b, _ in self.colour_total)
         self.observation_low = 0.0
         self.observation_high = float(max(1, self.total_storeys, *(max(t) for t in self.colour_total)))
-        self.max_turns = self.total_pieces if max_turns is None else _int("max_turns", max_turns, 1)
+        self.max_turns = self.total_pieces if max_turns is None else integer_option("max_turns", max_turns, 1, MAX_TURNS)
 
     # --------------------------------------------------------------- tables
     def _build_geometry(self) -> None:

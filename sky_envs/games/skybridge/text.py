@@ -109,13 +109,16 @@ def _check_bridges(game, stacks: list[list[int]], linenos: list[int]) -> None:
                                  f"{token(want)} at height {base}")
 
 
-def _parse_supply(lineno: int, value: str) -> list[int]:
+def _parse_supply(lineno: int, value: str, start: list[int]) -> list[int]:
+    """The counts of a supply line; each is at most the slot's starting count in ``start``."""
     found: dict[str, int] = {}
     for part in value.split():
         letter, eq, number = part.partition("=")
         if not eq or letter not in SUPPLY_LETTERS or letter in found:
             raise position_error(lineno, f"bad supply entry {part!r}: expected 'T=<n> S=<n> B=<n> R=<n>'")
-        found[letter] = parse_int(number, lineno, f"supply {letter}", 0, 10**6)
+        most = start[SUPPLY_LETTERS.index(letter)]
+        found[letter] = parse_int(number, lineno, f"supply {letter}", 0, most,
+                                  f"that slot starts with only {most} and never gains pieces")
     if len(found) != 4:
         raise position_error(lineno, f"a supply line needs T=, S=, B= and R=, got {value!r}")
     return [found[k] for k in SUPPLY_LETTERS]
@@ -153,12 +156,7 @@ def state_from_text(game, text: str, rng: np.random.Generator | None = None) -> 
             slot = parse_int(words[2], lineno, "supply slot", 0, game.num_slots - 1)
             if supply[seat][slot] is not None:
                 raise position_error(lineno, f"supply {seat} {slot} appears twice")
-            sup = _parse_supply(lineno, value)
-            for k in range(4):
-                if sup[k] > game.initial_supply[seat][slot][k]:
-                    raise position_error(lineno, f"supply {seat} {slot} holds {sup[k]} {SUPPLY_NAMES[k]} but that "
-                                         f"slot starts with only {game.initial_supply[seat][slot][k]}")
-            supply[seat][slot] = sup
+            supply[seat][slot] = _parse_supply(lineno, value, game.initial_supply[seat][slot])
         elif key.strip() == "to_move":
             value = value.strip()
             to_move = -1 if value == "-" else parse_int(value, lineno, "to_move", 0, P - 1)

@@ -217,6 +217,7 @@ class ExpertIterationRun:
                  "steps_done": int(self.steps_done), "iteration": self.iteration, "seconds": self.seconds,
                  "rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state().tolist(),
                  "checkpoints": [os.path.relpath(p, self.run_dir) for p in self.checkpoints],
+                 "command": self.command,
                  "quick_evals": self.quick_evals, "replay": sorted(keep)}
         _atomic_write(self.run_dir / "run_state.json", lambda tmp: Path(tmp).write_text(json.dumps(state, indent=2)))
         for path in replay.iterdir():  # chunks that left the buffer, and temp files of an interrupted save
@@ -240,6 +241,8 @@ class ExpertIterationRun:
         self.rng.bit_generator.state = state["rng"]
         torch.set_rng_state(torch.tensor(state["torch_rng"], dtype=torch.uint8))
         self.checkpoints = [str(self.run_dir / p) for p in state["checkpoints"]]
+        if state.get("command") and self.command:  # the run's whole history: started, then resumed
+            self.command = f"{state['command']} ; {self.command}"
         self.quick_evals = list(state["quick_evals"])
         for path in self.run_dir.glob("*.tmp"):  # left by a process killed while saving
             path.unlink()

@@ -14,6 +14,7 @@ pairing's games among N processes (the same results as one). Prints the table an
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
@@ -57,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mcts-simulations", type=int, default=50)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="evaluation", help="folder for the report files")
+    parser.add_argument("--stem", default="evaluation", help="report file names: STEM.json, STEM.csv, STEM.png")
     parser.add_argument("--focus", metavar="AGENT", help="play only the pairings of this agent (its name in the table)")
     parser.add_argument("--workers", type=int, default=1, help="processes that share each pairing's games")
     args = parser.parse_args(argv)
@@ -90,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     anchor = "random" if "random" in entries else next(iter(entries))
     report = build_report(env_id, options, list(entries), results, anchor)
     print(format_table(report))
-    files = write_report(report, args.out)
+    report["command"] = "python -m training.evaluate " + shlex.join(argv if argv is not None else sys.argv[1:])
+    files = write_report(report, args.out, stem=args.stem)
     print("report:", ", ".join(str(f) for f in files))
     return 0
 

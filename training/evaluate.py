@@ -5,8 +5,8 @@
 
 Agents are baseline names (``random``, ``greedy``, ``mcts``, ``mcts@400`` for a budget) or
 checkpoint files (``policy.pt``; ``policy.pt@200`` plays PUCT search with 200 simulations),
-checked against the env before any game is played. ``--focus NAME`` plays only the
-pairings of one agent (a checkpoint against the baselines); ``--workers N`` shares each
+checked against the env before any game is played. ``--pairings A:B ...`` plays
+only those pairings (names as in the table); ``--workers N`` shares each
 pairing's games among N processes (the same results as one). Prints the table and writes
 ``evaluation.{json,csv,png}`` into ``--out``.
 """
@@ -59,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="evaluation", help="folder for the report files")
     parser.add_argument("--stem", default="evaluation", help="report file names: STEM.json, STEM.csv, STEM.png")
-    parser.add_argument("--focus", metavar="AGENT", help="play only the pairings of this agent (its name in the table)")
+    parser.add_argument("--pairings", nargs="+", metavar="A:B",
+                        help="play only these pairings, agents named as in the table (default: every pair)")
     parser.add_argument("--workers", type=int, default=1, help="processes that share each pairing's games")
     args = parser.parse_args(argv)
     try:
@@ -82,15 +83,20 @@ def main(argv: list[str] | None = None) -> int:
             if name in entries:
                 name = f"{name}#{len(entries)}"
             entries[name] = agent
-        if args.focus is not None and args.focus not in entries:
-            raise ValueError(f"--focus {args.focus!r} is not one of the agents {list(entries)}")
+        pairings = None
+        if args.pairings is not None:
+            pairings = [tuple(pair.split(":")) for pair in args.pairings]
+            bad = [":".join(p) for p in pairings if len(p) != 2 or not set(p) <= set(entries) or p[0] == p[1]]
+            if bad:
+                raise ValueError(f"--pairings {bad}: each must be A:B, two different agents of {list(entries)}")
         if args.workers < 1:
             raise ValueError("--workers must be >= 1")
     except ValueError as error:
         parser.error(str(error))
-    results = round_robin(env_id, options, entries, args.games, seed=args.seed, focus=args.focus, workers=args.workers)
-    anchor = "random" if "random" in entries else next(iter(entries))
-    report = build_report(env_id, options, list(entries), results, anchor)
+    results = round_robin(env_id, options, entries, args.games, seed=args.seed, pairings=pairings, workers=args.workers)
+    played = [name for name in entries if any(name in (r.a, r.b) for r in results)]  # rated: who played
+    anchor = "random" if "random" in played else played[0]
+    report = build_report(env_id, options, played, results, anchor)
     print(format_table(report))
     report["command"] = "python -m training.evaluate " + shlex.join(argv if argv is not None else sys.argv[1:])
     files = write_report(report, args.out, stem=args.stem)

@@ -84,13 +84,10 @@ def _match_range(env_id: str, options: dict, a: tuple[str, Agent], b: tuple[str,
 
 
 def round_robin(env_id: str, options: dict, entries: dict[str, Agent], games: int, seed: int = 0,
-                progress=None, focus: str | None = None, workers: int = 1) -> list[PairResult]:
-    """Every pair of entries plays ``games`` games (seats rotating); with ``focus``, only
-    the pairs that include that entry."""
+                progress=None, pairings: list[tuple[str, str]] | None = None, workers: int = 1) -> list[PairResult]:
+    """Every pair of entries plays ``games`` games (seats rotating), or only ``pairings``."""
     results = []
-    for name_a, name_b in itertools.combinations(entries, 2):
-        if focus is not None and focus not in (name_a, name_b):
-            continue
+    for name_a, name_b in pairings if pairings is not None else itertools.combinations(entries, 2):
         results.append(match(env_id, options, (name_a, entries[name_a]), (name_b, entries[name_b]), games, seed,
                              workers))
         if progress is not None:

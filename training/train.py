@@ -30,6 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timesteps", type=int, help="override train.timesteps")
     parser.add_argument("--eval-games", type=int, help="override eval.games (games per pairing)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-eval", action="store_true",
+                        help="skip the final evaluation (e.g. to evaluate separately with training.evaluate)")
     args = parser.parse_args(argv)
 
     overrides = {}
@@ -58,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         parser.error(str(error))
     final = run.train(resume=bool(args.resume))
-    run.evaluate(final)
+    if not args.no_eval:
+        run.evaluate(final)
     return 0
 
 

@@ -129,11 +129,11 @@ def test_evaluate_cli_prints_a_table(trained, tmp_path, capsys):
     assert "random vs greedy" in out and "final" in out and (tmp_path / "evaluation.csv").is_file()
     with pytest.raises(SystemExit):
         main(["--env", "scala_v0", "--agents", "random", str(final), "--games", "2"])
-    main(["--config", str(config), "--agents", f"{final}@2", "random", "mcts@3", "--pairings", "final@2:mcts@3",
+    main(["--config", str(config), "--agents", f"{final}@2", "random", "mcts@3", "--pairings", "final@2:mcts@3:3",
           "--games", "2", "--out", str(tmp_path), "--stem", "report"])
     report = json.loads((tmp_path / "report.json").read_text())
-    assert [(p["a"], p["b"]) for p in report["pairings"]] == [("final@2", "mcts@3")]
-    assert "--pairings final@2:mcts@3" in report["command"]
+    assert [(p["a"], p["b"], p["games"]) for p in report["pairings"]] == [("final@2", "mcts@3", 3)]
+    assert "--pairings final@2:mcts@3:3" in report["command"]
     with pytest.raises(SystemExit):
         main(["--config", str(config), "--agents", "random", "greedy", "--pairings", "random:mcts"])
 

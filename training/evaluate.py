@@ -5,8 +5,8 @@
 
 Agents are baseline names (``random``, ``greedy``, ``mcts``, ``mcts@400`` for a budget) or
 checkpoint files (``policy.pt``; ``policy.pt@200`` plays PUCT search with 200 simulations),
-checked against the env before any game is played. ``--pairings A:B ...`` plays
-only those pairings (names as in the table); ``--workers N`` shares each
+checked against the env before any game is played. ``--pairings A:B[:GAMES] ...``
+plays only those pairings (names as in the table), each ``--games`` or GAMES games; ``--workers N`` shares each
 pairing's games among N processes (the same results as one). Prints the table and writes
 ``evaluation.{json,csv,png}`` into ``--out``.
 """
@@ -59,8 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="evaluation", help="folder for the report files")
     parser.add_argument("--stem", default="evaluation", help="report file names: STEM.json, STEM.csv, STEM.png")
-    parser.add_argument("--pairings", nargs="+", metavar="A:B",
-                        help="play only these pairings, agents named as in the table (default: every pair)")
+    parser.add_argument("--pairings", nargs="+", metavar="A:B[:GAMES]",
+                        help="play only these pairings, agents named as in the table (default: every pair); "
+                             "GAMES overrides --games for one pairing")
     parser.add_argument("--workers", type=int, default=1, help="processes that share each pairing's games")
     args = parser.parse_args(argv)
     try:
@@ -85,10 +86,14 @@ def main(argv: list[str] | None = None) -> int:
             entries[name] = agent
         pairings = None
         if args.pairings is not None:
-            pairings = [tuple(pair.split(":")) for pair in args.pairings]
-            bad = [":".join(p) for p in pairings if len(p) != 2 or not set(p) <= set(entries) or p[0] == p[1]]
-            if bad:
-                raise ValueError(f"--pairings {bad}: each must be A:B, two different agents of {list(entries)}")
+            pairings = []
+            for pair in args.pairings:
+                a, _, rest = pair.partition(":")
+                b, _, count = rest.partition(":")
+                if a == b or not {a, b} <= set(entries) or (count and not (count.isdigit() and int(count) > 0)):
+                    raise ValueError(f"--pairings {pair!r}: expected A:B or A:B:GAMES, two different agents of "
+                                     f"{list(entries)} and a positive game count")
+                pairings.append((a, b, int(count)) if count else (a, b))
         if args.workers < 1:
             raise ValueError("--workers must be >= 1")
     except ValueError as error:

@@ -84,11 +84,13 @@ def _match_range(env_id: str, options: dict, a: tuple[str, Agent], b: tuple[str,
 
 
 def round_robin(env_id: str, options: dict, entries: dict[str, Agent], games: int, seed: int = 0,
-                progress=None, pairings: list[tuple[str, str]] | None = None, workers: int = 1) -> list[PairResult]:
-    """Every pair of entries plays ``games`` games (seats rotating), or only ``pairings``."""
+                progress=None, pairings: list[tuple] | None = None, workers: int = 1) -> list[PairResult]:
+    """Every pair of entries plays ``games`` games (seats rotating), or only ``pairings``:
+    ``(a, b)`` or ``(a, b, games)`` tuples of entry names."""
     results = []
-    for name_a, name_b in pairings if pairings is not None else itertools.combinations(entries, 2):
-        results.append(match(env_id, options, (name_a, entries[name_a]), (name_b, entries[name_b]), games, seed,
+    for pairing in pairings if pairings is not None else itertools.combinations(entries, 2):
+        name_a, name_b, count = (*pairing, games)[:3]
+        results.append(match(env_id, options, (name_a, entries[name_a]), (name_b, entries[name_b]), count, seed,
                              workers))
         if progress is not None:
             progress(results[-1])

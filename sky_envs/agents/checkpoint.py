@@ -82,6 +82,9 @@ def save_checkpoint(path: str | os.PathLike, policy, metadata: dict[str, Any]) -
     os.close(fd)
     try:
         torch.save({"format": FORMAT, "metadata": metadata, "state_dict": state_dict}, tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes files private; a checkpoint is for sharing
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

@@ -142,8 +142,27 @@ class GameState(ABC):
             )
         self._apply(action)
 
+    #: ``(mask, actions)`` of the last ``legal_actions`` call on a read-only mask
+    _legal_cache: tuple[np.ndarray, np.ndarray] | None = None
+
     def legal_actions(self) -> np.ndarray:
-        return np.flatnonzero(self.legal_mask())
+        """The legal actions in ascending order: a read-only int64 array, the indices where
+        ``legal_mask()`` is true. Consumers that only need the legal moves use this rather
+        than scanning a large mask (Scala's has 7,744 entries).
+
+        Cached while ``legal_mask()`` returns the same read-only array (games that cache
+        their mask replace it when the position changes and never edit it); games may
+        override with actions they produce alongside the mask.
+        """
+        mask = self.legal_mask()
+        cached = self._legal_cache
+        if cached is not None and cached[0] is mask:
+            return cached[1]
+        actions = np.flatnonzero(mask)
+        actions.flags.writeable = False
+        if not mask.flags.writeable:
+            self._legal_cache = (mask, actions)
+        return actions
 
     def illegal_reason(self, action: int) -> str:
         """Why ``action`` is illegal here; games override with rule-specific reasons."""

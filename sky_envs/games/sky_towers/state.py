@@ -205,7 +205,9 @@ class SkyTowersState(GameState):
         return np.frombuffer(mask, dtype=bool)
 
     def legal_actions(self) -> np.ndarray:
-        return np.array(sorted(self._legal_list()), dtype=np.int64)
+        actions = np.array(sorted(self._legal_list()), dtype=np.int64)
+        actions.flags.writeable = False
+        return actions
 
     def is_terminal(self) -> bool:
         return self.phase == OVER

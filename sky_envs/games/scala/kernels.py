@@ -112,31 +112,39 @@ def legal_moves(own_lo, own_hi, occ_lo, occ_hi, colour, mask, actions):
 
 
 @njit(cache=True)
-def one_group(lo, hi):
-    """Whether the stones ``lo | hi << 44`` (at least one) are a single 8-connected group."""
+def label_groups(lo, hi, out):
+    """Write the 8-connected groups of the stones ``lo | hi << 44`` into ``out`` as pairs of
+    halves (``out[2 k]``, ``out[2 k + 1]``), ordered by their lowest cell; return how many."""
     occ = np.empty(NUM_CELLS, dtype=np.uint8)
     _unpack(lo, hi, occ)
     todo = np.empty(NUM_CELLS, dtype=np.int64)
-    stones = 0
-    for cell in range(NUM_CELLS):
-        if occ[cell]:
-            if stones == 0:
-                todo[0] = cell
-                occ[cell] = 2             # reached
-            stones += 1
-    reached, end = 0, 1
-    while reached < end:
-        cell = todo[reached]
-        reached += 1
-        for k in range(8):
-            nxt = NEIGHBOURS[cell, k]
-            if nxt < 0:
-                break
-            if occ[nxt] == 1:
-                occ[nxt] = 2
-                todo[end] = nxt
-                end += 1
-    return end == stones
+    count = 0
+    for seed in range(NUM_CELLS):
+        if occ[seed] != 1:
+            continue
+        occ[seed] = 2                     # reached
+        todo[0] = seed
+        reached, end = 0, 1
+        group_lo = group_hi = 0
+        while reached < end:
+            cell = todo[reached]
+            reached += 1
+            if cell < HALF_BITS:
+                group_lo |= 1 << cell
+            else:
+                group_hi |= 1 << (cell - HALF_BITS)
+            for k in range(8):
+                nxt = NEIGHBOURS[cell, k]
+                if nxt < 0:
+                    break
+                if occ[nxt] == 1:
+                    occ[nxt] = 2
+                    todo[end] = nxt
+                    end += 1
+        out[2 * count] = group_lo
+        out[2 * count + 1] = group_hi
+        count += 1
+    return count
 
 
 @njit(cache=True)
@@ -158,3 +166,10 @@ def moves_of(stones: int, occ: int, colour: int) -> tuple[np.ndarray, np.ndarray
     mask = np.zeros(NUM_CELLS * NUM_CELLS, dtype=bool)
     count = legal_moves(stones & HALF, stones >> HALF_BITS, occ & HALF, occ >> HALF_BITS, colour, mask, _SCRATCH)
     return mask, _SCRATCH[:count].copy()
+
+
+def components(occ: int) -> list[int]:
+    """The 8-connected groups of the stones in ``occ``, as masks, ordered by their lowest cell."""
+    count = label_groups(occ & HALF, occ >> HALF_BITS, _SCRATCH)
+    halves = _SCRATCH[:2 * count].tolist()
+    return [halves[k] | halves[k + 1] << HALF_BITS for k in range(0, 2 * count, 2)]

@@ -7,7 +7,7 @@ explanations and the tests share one implementation of each rule sentence.
 from __future__ import annotations
 
 from sky_envs.games.scala.board import ADJ, FULL, JUMPS, NUM_CELLS, STEPS
-from sky_envs.games.scala.kernels import HALF, HALF_BITS, moves_of, one_group
+from sky_envs.games.scala.kernels import components, moves_of
 
 MOVER_LOSES, ILLEGAL = "mover_loses", "illegal"
 SPLIT_RULES = (MOVER_LOSES, ILLEGAL)
@@ -46,36 +46,16 @@ def move_targets(start: int, occ: int, colour: int) -> int:
 def all_targets(stones: int, occ: int, colour: int) -> dict[int, int]:
     """``move_targets`` of every stone in ``stones`` (those with at least one target), from
     the compiled move generator (see ``kernels.legal_moves``)."""
+    return targets_by_start(moves_of(stones, occ, colour)[1])
+
+
+def targets_by_start(actions) -> dict[int, int]:
+    """``{start: mask of end cells}`` of a list of move actions (``start * 88 + end``)."""
     out: dict[int, int] = {}
-    for action in moves_of(stones, occ, colour)[1].tolist():
+    for action in actions.tolist():
         start, end = divmod(action, NUM_CELLS)
         out[start] = out.get(start, 0) | 1 << end
     return out
-
-
-def flood(seed: int, within: int) -> int:
-    """The stones of ``within`` 8-connected (inside ``within``) to the stones of ``seed``."""
-    group = frontier = seed
-    while frontier:
-        grown = 0
-        while frontier:
-            low = frontier & -frontier
-            grown |= ADJ[low.bit_length() - 1]
-            frontier ^= low
-        frontier = grown & within & ~group
-        group |= frontier
-    return group
-
-
-def components(occ: int) -> list[int]:
-    """The 8-connected groups of the stones in ``occ``, as masks."""
-    groups = []
-    rest = occ
-    while rest:
-        group = flood(rest & -rest, rest)
-        groups.append(group)
-        rest &= ~group
-    return groups
 
 
 def settle(groups: list[int], blue: int, red: int) -> tuple[str, int]:
@@ -120,9 +100,9 @@ def after_move(blue: int, red: int, colour: int, start: int, end: int, rule: str
     end_bit = 1 << end
     if connected_before and ADJ[end] & occ & ~end_bit and not cuts(start, occ & ~end_bit):
         return blue, red, SPLIT_OK
-    if one_group(occ & HALF, occ >> HALF_BITS):
-        return blue, red, SPLIT_OK
     groups = components(occ)
+    if len(groups) == 1:
+        return blue, red, SPLIT_OK
     moved_group = next(g for g in groups if g & end_bit)
     outcome, keep = outcome_with_rule(groups, moved_group, blue, red, rule)
     return blue & keep, red & keep, outcome
@@ -140,7 +120,7 @@ def cuts(cell: int, occ: int) -> bool:
     ring = ADJ[cell] & occ
     known = _RING_CUTS[cell].get(ring)
     if known is None:
-        known = _RING_CUTS[cell][ring] = not ring or flood(ring & -ring, ring) != ring
+        known = _RING_CUTS[cell][ring] = not ring or len(components(ring)) > 1
     return known
 
 

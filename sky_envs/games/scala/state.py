@@ -26,6 +26,7 @@ from sky_envs.games.scala.rules import (
     jump_targets,
     move_targets,
     split_legal_targets,
+    targets_by_start,
 )
 from sky_envs.games.scala.kernels import HALF, HALF_BITS, fill_stone_planes, moves_of
 
@@ -102,11 +103,7 @@ class ScalaState(GameState):
     def _drop_split_moves(self, mask: np.ndarray, actions: np.ndarray, colour: int) -> None:
         """Under ``split_rule="illegal"``: clear the moves of ``mask`` that break the split rule."""
         blue, red = self.stones
-        targets: dict[int, int] = {}
-        for action in actions.tolist():
-            start, end = divmod(action, NUM_CELLS)
-            targets[start] = targets.get(start, 0) | 1 << end
-        for start, ends in targets.items():
+        for start, ends in targets_by_start(actions).items():
             illegal = ends & ~split_legal_targets(start, ends, blue, red, colour, self.connected)
             while illegal:
                 low = illegal & -illegal

@@ -52,7 +52,7 @@ def random_legal(mask: np.ndarray, rng: np.random.Generator) -> int:
     several times faster than of an int8 one (a large mask such as Scala's 7,744 entries
     costs more to scan than a game step), hence the cast first.
     """
-    legal = np.flatnonzero(np.asarray(mask, dtype=bool))
+    legal = np.asarray(mask, dtype=bool).ravel().nonzero()[0]
     if legal.size == 0:
         raise ValueError("the action mask has no legal action: this seat has no decision to make")
     return int(legal[rng.integers(legal.size)])

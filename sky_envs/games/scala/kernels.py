@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from sky_envs.games.scala.board import (
+    ADJ,
     DEFENDED_GOAL,
     GRID_INDEX,
     JUMP_LANDINGS,
@@ -36,6 +37,28 @@ def _unpack(lo, hi, out):
         out[HALF_BITS + i] = (hi >> i) & 1
 
 
+#: per cell, its 8-neighbours as a pair of halves
+ADJ_HALVES = np.array([(a & HALF, a >> HALF_BITS) for a in ADJ], dtype=np.int64)
+#: the index of a single set bit ``b`` is ``_DEBRUIJN_INDEX[(b * _DEBRUIJN mod 2**64) >> 58]``
+_DEBRUIJN = 0x022FDD63CC95386D
+_DEBRUIJN_INDEX = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    _DEBRUIJN_INDEX[((1 << _i) * _DEBRUIJN & (2**64 - 1)) >> 58] = _i
+
+
+@njit(cache=True, inline="always")
+def _index_of(bit):
+    """The index of the single set bit of ``bit``."""
+    return _DEBRUIJN_INDEX[np.uint64(np.uint64(bit) * np.uint64(_DEBRUIJN)) >> np.uint64(58)]
+
+
+@njit(cache=True, inline="always")
+def _has(lo, hi, cell):
+    if cell < HALF_BITS:
+        return (lo >> cell) & 1
+    return (hi >> (cell - HALF_BITS)) & 1
+
+
 @njit(cache=True)
 def legal_moves(own_lo, own_hi, occ_lo, occ_hi, colour, mask, actions):
     """Fill ``mask`` (bool, 88 * 88, all False on entry) with the moves of the stones ``own``
@@ -48,65 +71,87 @@ def legal_moves(own_lo, own_hi, occ_lo, occ_hi, colour, mask, actions):
     components of its first landings. A jump moves two rows or columns at a time, so the
     cells a chain from a stone visits differ from it by even offsets, while the jumps over
     the stone itself join its neighbours: the components can be shared by all the stones.
+    Sets of cells are pairs of 44-bit halves (``lo``, ``hi``) throughout.
     """
-    occ = np.empty(NUM_CELLS, dtype=np.uint8)
-    own = np.empty(NUM_CELLS, dtype=np.uint8)
-    _unpack(occ_lo, occ_hi, occ)
-    _unpack(own_lo, own_hi, own)
-    empty = np.empty(NUM_CELLS, dtype=np.uint8)
-    for i in range(NUM_CELLS):
-        empty[i] = 1 - occ[i]
-    empty[DEFENDED[colour]] = 0
-    component = np.full(NUM_CELLS, -1, dtype=np.int64)
-    members = np.empty(NUM_CELLS, dtype=np.int64)        # cells, grouped by component
-    first = np.zeros(NUM_CELLS + 1, dtype=np.int64)      # component k is members[first[k]:first[k + 1]]
-    marked_for = np.full(NUM_CELLS, -1, dtype=np.int64)  # last stone a component was added for
-    count_components = 0
+    empty_lo = ~occ_lo & HALF
+    empty_hi = ~occ_hi & HALF
+    d = DEFENDED[colour]
+    if d < HALF_BITS:
+        empty_lo &= ~(1 << d)
+    else:
+        empty_hi &= ~(1 << (d - HALF_BITS))
+    free_lo, free_hi = empty_lo, empty_hi
+    comp_lo = np.empty(NUM_CELLS, dtype=np.int64)
+    comp_hi = np.empty(NUM_CELLS, dtype=np.int64)
+    todo = np.empty(NUM_CELLS, dtype=np.int64)
+    comps = 0
     count = 0
-    for start in range(NUM_CELLS):
-        if not own[start]:
-            continue
-        row = start * NUM_CELLS
-        for k in range(8):
-            cell = NEIGHBOURS[start, k]
-            if cell < 0:
-                break
-            if empty[cell]:
-                mask[row + cell] = True
-        for k in range(8):
-            land = JUMP_LANDINGS[start, k]
-            if land < 0:
-                break
-            if not (occ[JUMP_OVERS[start, k]] and empty[land]):
-                continue
-            comp = component[land]
-            if comp < 0:                    # a new component: flood it
-                comp = count_components
-                count_components += 1
-                begin = first[comp]
-                end = begin + 1
-                members[begin] = land
-                component[land] = comp
-                todo = begin
-                while todo < end:
-                    cell = members[todo]
-                    todo += 1
-                    for j in range(8):
-                        nxt = JUMP_LANDINGS[cell, j]
-                        if nxt < 0:
+    for half in range(2):
+        stones = own_lo if half == 0 else own_hi
+        while stones:
+            low = stones & -stones
+            stones ^= low
+            start = _index_of(low) + half * HALF_BITS
+            r_lo = ADJ_HALVES[start, 0] & empty_lo
+            r_hi = ADJ_HALVES[start, 1] & empty_hi
+            for k in range(8):
+                land = JUMP_LANDINGS[start, k]
+                if land < 0:
+                    break
+                if not (_has(occ_lo, occ_hi, JUMP_OVERS[start, k]) and _has(empty_lo, empty_hi, land)):
+                    continue
+                if _has(free_lo, free_hi, land):      # a new component: flood it
+                    c_lo = c_hi = 0
+                    todo[0] = land
+                    end = 1
+                    if land < HALF_BITS:
+                        free_lo ^= 1 << land
+                    else:
+                        free_hi ^= 1 << (land - HALF_BITS)
+                    i = 0
+                    while i < end:
+                        cell = todo[i]
+                        i += 1
+                        if cell < HALF_BITS:
+                            c_lo |= 1 << cell
+                        else:
+                            c_hi |= 1 << (cell - HALF_BITS)
+                        for j in range(8):
+                            nxt = JUMP_LANDINGS[cell, j]
+                            if nxt < 0:
+                                break
+                            if _has(occ_lo, occ_hi, JUMP_OVERS[cell, j]) and _has(free_lo, free_hi, nxt):
+                                if nxt < HALF_BITS:
+                                    free_lo ^= 1 << nxt
+                                else:
+                                    free_hi ^= 1 << (nxt - HALF_BITS)
+                                todo[end] = nxt
+                                end += 1
+                    comp_lo[comps] = c_lo
+                    comp_hi[comps] = c_hi
+                    comps += 1
+                    r_lo |= c_lo
+                    r_hi |= c_hi
+                else:
+                    for c in range(comps):
+                        if _has(comp_lo[c], comp_hi[c], land):
+                            r_lo |= comp_lo[c]
+                            r_hi |= comp_hi[c]
                             break
-                        if occ[JUMP_OVERS[cell, j]] and empty[nxt] and component[nxt] < 0:
-                            component[nxt] = comp
-                            members[end] = nxt
-                            end += 1
-                first[comp + 1] = end
-            if marked_for[comp] != start:
-                marked_for[comp] = start
-                for m in range(first[comp], first[comp + 1]):
-                    mask[row + members[m]] = True
-        for end_cell in range(NUM_CELLS):
-            if mask[row + end_cell]:
-                actions[count] = row + end_cell
+            row = start * NUM_CELLS
+            while r_lo:
+                low = r_lo & -r_lo
+                r_lo ^= low
+                a = row + _index_of(low)
+                mask[a] = True
+                actions[count] = a
+                count += 1
+            while r_hi:
+                low = r_hi & -r_hi
+                r_hi ^= low
+                a = row + HALF_BITS + _index_of(low)
+                mask[a] = True
+                actions[count] = a
                 count += 1
     return count
 

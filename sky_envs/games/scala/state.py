@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 from sky_envs.core.state import GameState, win_loss_returns
@@ -74,9 +72,11 @@ class ScalaState(GameState):
 
     # ------------------------------------------------------------------ clone
     def clone(self) -> ScalaState:
-        twin = copy.copy(self)
-        # the rng is never drawn from during play (no chance in Scala): clones share it
-        return twin  # masks are ints, the legal mask and list are read-only and replaced, never edited
+        # the rng is never drawn from during play (no chance in Scala): clones share it;
+        # masks are ints, the legal mask and list are read-only and replaced, never edited
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        return twin
 
     # ------------------------------------------------------------------ rules
     def targets(self, start: int) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sky_envs.core.state import GameState, win_loss_returns
+from sky_envs.core.state import GameState, LazilyCopiedRng, win_loss_returns
 from sky_envs.games.sky_towers.deck import (BIG_BEN, BONUS_NAMES, HAND_SIZE, KING, LUCKY, PERFECT,
                                             ROMANCE, SKY, TRIPLE)
 from sky_envs.games.sky_towers.layout import (ASK, BOTTOM, BUILD, CHAOS, DISMANTLE, DRAW, EXCHANGE,
@@ -36,7 +36,7 @@ FINAL_ACTIONS = 3
 TURN_ACTIONS = 2
 
 
-class SkyTowersState(GameState):
+class SkyTowersState(LazilyCopiedRng, GameState):
     """A Sky Towers position. Built by ``SkyTowersGame`` (set-up or position text)."""
 
     def __init__(self, game, rng: np.random.Generator | None):
@@ -45,8 +45,7 @@ class SkyTowersState(GameState):
         self.layout = game.layout
         self.deckinfo = game.deck
         self.n, self.T = n, game.max_towers
-        self._rng = rng if rng is not None else np.random.default_rng()
-        self._rng_copy: tuple | None = None
+        self.rng = rng if rng is not None else np.random.default_rng()
         self.hands = [[0] * 11 for _ in range(n)]
         self.hand_size = [0] * n
         self.rows: list[list[list[int]]] = [[] for _ in range(n)]
@@ -87,22 +86,6 @@ class SkyTowersState(GameState):
         self._touched_slot: list[tuple[int, int]] = []
 
     # ================================================================ helpers
-    @property
-    def rng(self) -> np.random.Generator:
-        """The state's generator; a clone copies it lazily (on first use), as it is rarely used."""
-        if self._rng is None:
-            kind, snapshot = self._rng_copy
-            bit_generator = kind(0)
-            bit_generator.state = snapshot
-            self._rng = np.random.Generator(bit_generator)
-            self._rng_copy = None
-        return self._rng
-
-    @rng.setter
-    def rng(self, value: np.random.Generator) -> None:
-        self._rng = value
-        self._rng_copy = None
-
     @property
     def all_seats(self) -> int:
         return (1 << self.n) - 1
@@ -258,9 +241,7 @@ class SkyTowersState(GameState):
     def clone(self) -> SkyTowersState:
         new = object.__new__(SkyTowersState)
         new.__dict__.update(self.__dict__)
-        if self._rng is not None:
-            bit_generator = self._rng.bit_generator
-            new._rng, new._rng_copy = None, (type(bit_generator), bit_generator.state)
+        self._copy_rng_to(new)
         new.hands = [h[:] for h in self.hands]
         new.hand_size = self.hand_size[:]
         new.rows = [[t[:] for t in row] for row in self.rows]

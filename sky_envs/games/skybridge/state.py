@@ -13,11 +13,9 @@ exactly one), so a position text determines the state completely.
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
-from sky_envs.core.state import GameState, win_loss_returns
+from sky_envs.core.state import GameState, LazilyCopiedRng, win_loss_returns
 from sky_envs.games.skybridge.observation import (
     F_BRIDGES, F_HEIGHT, F_LOWEST, F_ONE, F_ROOFED, F_STOREYS, NUM_FEATURES, TOP_ROWS,
 )
@@ -40,19 +38,15 @@ def mask_from_bits(bits: int, num_actions: int) -> np.ndarray:
         cache = _MASKS[num_actions] = {}
     mask = cache.get(bits)
     if mask is None:
-        buf = bytearray(num_actions)
-        rest = bits
-        while rest:
-            low = rest & -rest
-            buf[low.bit_length() - 1] = 1
-            rest ^= low
-        mask = np.frombuffer(bytes(buf), dtype=bool)
+        packed = np.frombuffer(bits.to_bytes((num_actions + 7) // 8, "little"), dtype=np.uint8)
+        # a view of immutable ``bytes``: nobody can make it writeable again
+        mask = np.frombuffer(np.unpackbits(packed, count=num_actions, bitorder="little").tobytes(), dtype=bool)
         if len(cache) < _MASK_CACHE_LIMIT:
             cache[bits] = mask
     return mask
 
 
-class SkybridgeState(GameState):
+class SkybridgeState(LazilyCopiedRng, GameState):
     """One Skybridge position (see the module docstring for the representation).
 
     ``features`` is the ``(rows, cols, NUM_FEATURES)`` table of absolute observation features
@@ -101,7 +95,9 @@ class SkybridgeState(GameState):
         self._start_turn(to_move)
 
     def clone(self) -> SkybridgeState:
-        twin = copy.copy(self)
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        self._copy_rng_to(twin)
         twin.stacks = [s[:] for s in self.stacks]
         twin.supply = [[s[:] for s in seat] for seat in self.supply]
         twin.heights = self.heights[:]
@@ -116,10 +112,6 @@ class SkybridgeState(GameState):
         twin._lv = self._lv.copy()
         twin._cb = self._cb[:]
         twin.obs_matrix = self.obs_matrix.copy()
-        bit_generator = self.rng.bit_generator
-        twin_bits = type(bit_generator)(0)
-        twin_bits.state = bit_generator.state
-        twin.rng = np.random.Generator(twin_bits)
         return twin
 
     def __getstate__(self) -> dict:

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from sky_envs.core.buffers import flat_view
 from sky_envs.core.state import GameState, LazilyCopiedRng, win_loss_returns
 from sky_envs.games.skybridge.observation import (
-    F_BRIDGES, F_HEIGHT, F_LOWEST, F_ONE, F_ROOFED, F_STOREYS, NUM_FEATURES, TOP_ROWS,
+    F_BRIDGES, F_HEIGHT, F_LOWEST, F_ONE, F_ROOFED, F_STOREYS, NUM_CHANNELS, NUM_FEATURES, TOP_ROW_VIEWS,
 )
 from sky_envs.games.skybridge.pieces import (
     BRIDGE, EMPTY, KIND_NAMES, OPPOSITE, ROOF, SHORT, SUP_B, SUP_R, SUP_S, SUP_T, TALL,
@@ -66,14 +67,13 @@ class SkybridgeState(LazilyCopiedRng, GameState):
         self.occ = [[0, 0, 0, 0] for _ in range(B)]
         self.near = [[0, 0, 0, 0] for _ in range(B)]   # OR of occ over the neighbours
         self.features = np.zeros((game.rows, game.cols, NUM_FEATURES), dtype=np.float32)
-        self._flat = self.features.reshape(B, NUM_FEATURES)
-        self._flat[:, F_ONE] = 1
         self.obs_matrix = game.obs_matrix.copy()
+        self._views()
+        self._flat[:, F_ONE] = 1
         for seat, slots in enumerate(supply):
             for slot, sup in enumerate(slots):
                 self.obs_matrix[seat, F_ONE, 26 + slot * 4:30 + slot * 4] = sup
         self._low = -1
-        self._lowest = self._flat[:, F_LOWEST]
         # bit masks over foundations (bit i = foundation i), kept by ``_stack``:
         # _lv[h]: open towers of height h (only non-empty levels); _cb[c]: towers whose top
         # is of colour c; _blocks: towers whose top is a tall or short block
@@ -106,24 +106,29 @@ class SkybridgeState(LazilyCopiedRng, GameState):
         twin.occ = [o[:] for o in self.occ]
         twin.near = [o[:] for o in self.near]
         twin.features = self.features.copy()
-        twin._flat = twin.features.reshape(self.game.num_foundations, NUM_FEATURES)
-        twin._lowest = twin._flat[:, F_LOWEST]
         twin._open = self._open[:]
         twin._lv = self._lv.copy()
         twin._cb = self._cb[:]
         twin.obs_matrix = self.obs_matrix.copy()
+        twin._views()
         return twin
 
+    def _views(self) -> None:
+        """The views into ``features`` and ``obs_matrix`` the hot path writes through:
+        ``_flat`` (foundation, feature) and flat memoryviews of both (see ``core.buffers``)."""
+        self._flat = self.features.reshape(self.game.num_foundations, NUM_FEATURES)
+        self._fmv = flat_view(self.features)
+        self._mmv = flat_view(self.obs_matrix)
+
     def __getstate__(self) -> dict:
-        """Pickle / deepcopy without the views into ``features`` (rebuilt on load)."""
+        """Pickle / deepcopy without the views (rebuilt on load)."""
         state = self.__dict__.copy()
-        del state["_flat"], state["_lowest"]
+        del state["_flat"], state["_fmv"], state["_mmv"]
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self._flat = self.features.reshape(self.game.num_foundations, NUM_FEATURES)
-        self._lowest = self._flat[:, F_LOWEST]
+        self._views()
 
     # ------------------------------------------------------------ placement
     def _stack(self, i: int, colour: int, kind: int) -> None:
@@ -159,13 +164,13 @@ class SkybridgeState(LazilyCopiedRng, GameState):
             self._blocks |= bit
         else:
             self._blocks &= ~bit
-        flat = self._flat
-        flat[i, F_ROOFED:F_BRIDGES] = TOP_ROWS[colour * 8 + kind]
-        flat[i, F_HEIGHT] = base + storeys
+        fmv, row = self._fmv, i * NUM_FEATURES
+        fmv[row + F_ROOFED:row + F_BRIDGES] = TOP_ROW_VIEWS[colour * 8 + kind]
+        fmv[row + F_HEIGHT] = base + storeys
         if storeys:
-            flat[i, F_STOREYS + colour] += storeys
+            fmv[row + F_STOREYS + colour] += storeys
         if kind >= BRIDGE:
-            flat[i, F_BRIDGES + colour * 4 + kind - BRIDGE] += 1
+            fmv[row + F_BRIDGES + colour * 4 + kind - BRIDGE] += 1
 
     def lowest_level(self) -> int | None:
         """The minimum height over open towers (None when every tower is roofed)."""
@@ -333,17 +338,17 @@ class SkybridgeState(LazilyCopiedRng, GameState):
         lv = self._lv
         levels = sorted(lv)
         low = levels[0] if levels else -1
-        lowest = self._lowest
+        fmv = self._fmv
         if changed is not None and low == self._low:  # the changed towers left the lowest level
             for i in changed:
-                lowest[i] = 0
+                fmv[i * NUM_FEATURES + F_LOWEST] = 0
         else:
-            lowest[:] = 0
+            self._flat[:, F_LOWEST] = 0
             if levels:
                 rest = lv[low]
                 while rest:
                     bit = rest & -rest
-                    lowest[bit.bit_length() - 1] = 1
+                    fmv[(bit.bit_length() - 1) * NUM_FEATURES + F_LOWEST] = 1
                     rest ^= bit
         self._low = low
         bits = 0
@@ -400,7 +405,7 @@ class SkybridgeState(LazilyCopiedRng, GameState):
             changed = (target,)
         left = sup[sup_index] - 1
         sup[sup_index] = left
-        self.obs_matrix[seat, F_ONE, 26 + slot * 4 + sup_index] = left
+        self._mmv[(seat * NUM_FEATURES + F_ONE) * NUM_CHANNELS + 26 + slot * 4 + sup_index] = left
         self.pieces_on_board += 1
         self._start_turn((seat + 1) % self.num_players, changed)
 

@@ -22,10 +22,9 @@ tests hold the two against each other and against a naive reference.
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
+from sky_envs.core.buffers import flat_view
 from sky_envs.core.state import GameState
 
 TRANSFER, PLACE = 0, 1
@@ -34,6 +33,12 @@ HEIGHT = 11  # blocks in a closed stand (a finished highrise)
 
 
 _PADS = [[-1] * n for n in range(HEIGHT + 1)]
+
+
+#: the attributes ``_views`` sets
+_VIEWS = ("_source_rows", "_target_cols", "_place_ids", "_keys", "_cells")
+#: ``_FILLS[colour + 1]``: a run of ``colour`` (-1: empty) to copy into a stand's cells
+_FILLS = tuple(memoryview(np.full(HEIGHT, colour, dtype=np.intp)) for colour in range(-1, 4))
 
 
 def cells_array(stands: list[list[int]]) -> np.ndarray:
@@ -85,8 +90,27 @@ class StackState(GameState):
         self.target_cols = np.empty(S, dtype=np.intp)
         self.place_ids = np.empty(S, dtype=np.intp)
         self.keys = np.empty(S, dtype=np.intp)
+        self._views()
         for s in range(S):
             self._recode(s)
+
+    def _views(self) -> None:
+        """Flat memoryviews of the code arrays and ``cells`` (``core.buffers``): the hot path
+        writes single entries through them."""
+        self._source_rows, self._target_cols = flat_view(self.source_rows), flat_view(self.target_cols)
+        self._place_ids, self._keys = flat_view(self.place_ids), flat_view(self.keys)
+        self._cells = flat_view(self.cells)
+
+    def __getstate__(self) -> dict:
+        """Pickle / deepcopy without the views (rebuilt on load)."""
+        state = self.__dict__.copy()
+        for name in _VIEWS:
+            del state[name]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._views()
 
     def _recode(self, s: int) -> None:
         """Refresh the height, capacity bit, key and table codes of stand ``s`` after it
@@ -99,10 +123,10 @@ class StackState(GameState):
         key = (((s * (HEIGHT + 1) + h) * (HEIGHT + 1) + self.groups[s]) * tables.owner_codes + top + 1) * 2 + cb
         self.heights[s] = h
         self.cap_bits[s] = cb
-        self.keys[s] = key
-        self.source_rows[s] = tables.source_of[key]
-        self.target_cols[s] = tables.target_of[key]
-        self.place_ids[s] = tables.place_of[key]
+        self._keys[s] = key
+        self._source_rows[s] = tables.source_of[key]
+        self._target_cols[s] = tables.target_of[key]
+        self._place_ids[s] = tables.place_of[key]
 
     # ------------------------------------------------------------ mode hooks
     def _placement_limits(self) -> list[int]:
@@ -206,12 +230,13 @@ class StackState(GameState):
 
     def _transfer(self, source: int, target: int) -> None:
         column = self.stands[source]
-        groups, cells = self.groups, self.cells
+        groups, cells = self.groups, self._cells
         size = groups[source]
         colour = column[-1]
         height = len(column)
         del column[-size:]
-        cells[source, height - size:height] = -1
+        row = source * HEIGHT
+        cells[row + height - size:row + height] = _FILLS[0][:size]
         groups[source] = top_group(column)[1]
         self._recode(source)
         destination = self.stands[target]
@@ -219,28 +244,30 @@ class StackState(GameState):
         groups[target] = groups[target] + size if height and destination[-1] == colour else size
         destination.extend([colour] * size)
         excess = height + size - HEIGHT
+        row = target * HEIGHT
         if excess < 0:
-            cells[target, height:height + size] = colour
+            cells[row + height:row + height + size] = _FILLS[colour + 1][:size]
             self._recode(target)
             return
         if excess > 0:  # overflow is removed from the bottom (the 2-seat game)
             del destination[:excess]
             if groups[target] > HEIGHT:
                 groups[target] = HEIGHT
-        cells[target] = destination
+        self.cells[target] = destination
         self._recode(target)
         self._closed()
 
     def _place(self, parts: tuple[tuple[int, int], ...]) -> None:
         colour = self.to_move
-        groups, cells = self.groups, self.cells
+        groups, cells, fill = self.groups, self._cells, _FILLS[colour + 1]
         closed = False
         for stand, count in parts:
             column = self.stands[stand]
             height = len(column)
             groups[stand] = groups[stand] + count if height and column[-1] == colour else count
             column.extend([colour] * count)
-            cells[stand, height:height + count] = colour
+            row = stand * HEIGHT + height
+            cells[row:row + count] = fill[:count]
             self._recode(stand)
             closed = closed or height + count == HEIGHT
         if closed:
@@ -266,7 +293,7 @@ class StackState(GameState):
         tables = self.game.tables
         rows = self.source_rows
         if tables.swap_slot >= 0:
-            rows[tables.swap_slot] = tables.swap_row if self._swap_legal() else tables.false_row
+            self._source_rows[tables.swap_slot] = tables.swap_row if self._swap_legal() else tables.false_row
         grid = tables.transfer[self.to_move].take(rows, 0).take(self.target_cols, 1)
         return grid.ravel()[:tables.size]
 
@@ -368,7 +395,8 @@ class StackState(GameState):
 
     # ------------------------------------------------------------ copies, text
     def clone(self) -> StackState:
-        twin = copy.copy(self)
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
         twin.stands = [column[:] for column in self.stands]
         twin.groups = self.groups[:]
         twin.cells = self.cells.copy()
@@ -378,6 +406,7 @@ class StackState(GameState):
         twin.target_cols = self.target_cols.copy()
         twin.place_ids = self.place_ids.copy()
         twin.keys = self.keys.copy()
+        twin._views()
         # the rng is never drawn from during play (no chance after set-up): clones share it
         return twin
 

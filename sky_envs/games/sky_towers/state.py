@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sky_envs.core.masks import mask_from_actions
 from sky_envs.core.state import GameState, LazilyCopiedRng, win_loss_returns
 from sky_envs.games.sky_towers.deck import (BIG_BEN, BONUS_NAMES, HAND_SIZE, KING, LUCKY, PERFECT,
                                             ROMANCE, SKY, TRIPLE)
@@ -182,15 +183,7 @@ class SkyTowersState(LazilyCopiedRng, GameState):
 
     # ================================================================ protocol
     def legal_mask(self) -> np.ndarray:
-        mask = bytearray(self.layout.N)
-        for a in self._legal_list():
-            mask[a] = 1
-        return np.frombuffer(mask, dtype=bool)
-
-    def legal_actions(self) -> np.ndarray:
-        actions = np.array(sorted(self._legal_list()), dtype=np.int64)
-        actions.flags.writeable = False
-        return actions
+        return mask_from_actions(self._legal_list(), self.layout.N)
 
     def is_terminal(self) -> bool:
         return self.phase == OVER

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from sky_envs.core.buffers import flat_view
+from sky_envs.core.masks import mask_from_bits
 from sky_envs.core.state import GameState, LazilyCopiedRng, win_loss_returns
 from sky_envs.games.skybridge.observation import (
     F_BRIDGES, F_HEIGHT, F_LOWEST, F_ONE, F_ROOFED, F_STOREYS, NUM_CHANNELS, NUM_FEATURES, TOP_ROW_VIEWS,
@@ -25,27 +26,6 @@ from sky_envs.games.skybridge.pieces import (
 )
 
 _SUP_OF_KIND = {TALL: SUP_T, SHORT: SUP_S, ROOF: SUP_R, BRIDGE: SUP_B}
-
-#: read-only legal masks by action count, then by the mask as an int (bit a = action a);
-#: shared by every state (the arrays are views of immutable ``bytes``, so nobody can write)
-_MASKS: dict[int, dict[int, np.ndarray]] = {}
-_MASK_CACHE_LIMIT = 1 << 17
-
-
-def mask_from_bits(bits: int, num_actions: int) -> np.ndarray:
-    """The read-only bool mask of ``num_actions`` with exactly the set bits of ``bits``."""
-    cache = _MASKS.get(num_actions)
-    if cache is None:
-        cache = _MASKS[num_actions] = {}
-    mask = cache.get(bits)
-    if mask is None:
-        packed = np.frombuffer(bits.to_bytes((num_actions + 7) // 8, "little"), dtype=np.uint8)
-        # a view of immutable ``bytes``: nobody can make it writeable again
-        mask = np.frombuffer(np.unpackbits(packed, count=num_actions, bitorder="little").tobytes(), dtype=bool)
-        if len(cache) < _MASK_CACHE_LIMIT:
-            cache[bits] = mask
-    return mask
-
 
 class SkybridgeState(LazilyCopiedRng, GameState):
     """One Skybridge position (see the module docstring for the representation).

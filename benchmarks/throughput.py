@@ -14,9 +14,11 @@ Per env (default options) it reports:
   ``np.flatnonzero`` and drawing with ``rng.integers`` cost more than a whole step of the
   faster envs. ``x c4`` is the ratio to connect_four_v3 measured in the same round; rounds
   alternate the baseline with every env, and the median ratio over the rounds is reported.
-* ``raw dec/s``: decisions per second of random play on the State API alone
-  (``legal_actions`` then ``apply``, a new game when one ends): what search agents and
-  evaluation tournaments spend their time in.
+* ``raw dec/s``: decisions per second of random play on the State API alone (the mover's
+  ``observation``, ``legal_actions``, then ``apply``; a new game when one ends): what search
+  agents and evaluation tournaments spend their time in. OpenSpiel's C++ ``connect_four``
+  runs the same loop (``observation_tensor``, ``legal_actions``, ``apply_action``) in the
+  ``open_spiel connect_four`` row when ``pyspiel`` is installed.
 * ``clone us``: the cost of ``state.clone()`` on positions met during random play.
 * ``mcts sim/s``: simulations per second of ``MCTSAgent`` at its default budget.
 * ``env KiB`` and ``1k states MiB``: memory allocated by one reset env, and by 1,000 live
@@ -80,7 +82,29 @@ def raw_decisions_per_second(game, seconds: float, seed: int = 0) -> float:
     while clock() < deadline:
         state = game.new_initial_state(rng)
         while state.current_player >= 0:
+            state.observation(state.current_player)
             state.apply(pick(state.legal_actions(), rng))
+            decisions += 1
+    return decisions / (clock() - start)
+
+
+def open_spiel_decisions_per_second(seconds: float, seed: int = 0) -> float | None:
+    """The raw loop on OpenSpiel's C++ ``connect_four``; None when pyspiel is not installed."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("connect_four")
+    rng = np.random.default_rng(seed)
+    decisions = 0
+    start = clock()
+    deadline = start + seconds
+    while clock() < deadline:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            np.asarray(state.observation_tensor(), dtype=np.float32)
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rng.random() * len(legal))])
             decisions += 1
     return decisions / (clock() - start)
 
@@ -180,6 +204,10 @@ def main(argv: list[str] | None = None) -> None:
         header += f"{'raw dec/s':>11}{'clone us':>10}{'mcts sim/s':>12}{'env KiB':>9}{'1k states MiB':>15}"
     print(header)
     print(f"{'connect_four_v3':<20}{report['connect_four_v3']['env_steps_per_s']:>12,.0f}{1.0:>7.2f}")
+    spiel = None if args.env_only else open_spiel_decisions_per_second(args.seconds)
+    if spiel is not None:
+        report["open_spiel_connect_four"] = {"raw_decisions_per_s": spiel}
+        print(f"{'open_spiel c4 (C++)':<20}{'':>12}{'':>7}{'':>11}{spiel:>11,.0f}")
     for env_id in env_ids:
         row = {"env_steps_per_s": statistics.median(rates[env_id]),
                "x_connect_four_v3": statistics.median(ratios[env_id]),

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from sky_envs.core.buffers import flat_view
 from sky_envs.core.state import GameState
 
 TRANSFER, PLACE = 0, 1
@@ -33,12 +32,6 @@ HEIGHT = 11  # blocks in a closed stand (a finished highrise)
 
 
 _PADS = [[-1] * n for n in range(HEIGHT + 1)]
-
-
-#: the attributes ``_views`` sets
-_VIEWS = ("_source_rows", "_target_cols", "_place_ids", "_keys", "_cells")
-#: ``_FILLS[colour + 1]``: a run of ``colour`` (-1: empty) to copy into a stand's cells
-_FILLS = tuple(memoryview(np.full(HEIGHT, colour, dtype=np.intp)) for colour in range(-1, 4))
 
 
 def cells_array(stands: list[list[int]]) -> np.ndarray:
@@ -90,27 +83,8 @@ class StackState(GameState):
         self.target_cols = np.empty(S, dtype=np.intp)
         self.place_ids = np.empty(S, dtype=np.intp)
         self.keys = np.empty(S, dtype=np.intp)
-        self._views()
         for s in range(S):
             self._recode(s)
-
-    def _views(self) -> None:
-        """Flat memoryviews of the code arrays and ``cells`` (``core.buffers``): the hot path
-        writes single entries through them."""
-        self._source_rows, self._target_cols = flat_view(self.source_rows), flat_view(self.target_cols)
-        self._place_ids, self._keys = flat_view(self.place_ids), flat_view(self.keys)
-        self._cells = flat_view(self.cells)
-
-    def __getstate__(self) -> dict:
-        """Pickle / deepcopy without the views (rebuilt on load)."""
-        state = self.__dict__.copy()
-        for name in _VIEWS:
-            del state[name]
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._views()
 
     def _recode(self, s: int) -> None:
         """Refresh the height, capacity bit, key and table codes of stand ``s`` after it
@@ -123,10 +97,10 @@ class StackState(GameState):
         key = (((s * (HEIGHT + 1) + h) * (HEIGHT + 1) + self.groups[s]) * tables.owner_codes + top + 1) * 2 + cb
         self.heights[s] = h
         self.cap_bits[s] = cb
-        self._keys[s] = key
-        self._source_rows[s] = tables.source_of[key]
-        self._target_cols[s] = tables.target_of[key]
-        self._place_ids[s] = tables.place_of[key]
+        self.keys[s] = key
+        self.source_rows[s] = tables.source_of[key]
+        self.target_cols[s] = tables.target_of[key]
+        self.place_ids[s] = tables.place_of[key]
 
     # ------------------------------------------------------------ mode hooks
     def _placement_limits(self) -> list[int]:
@@ -230,13 +204,12 @@ class StackState(GameState):
 
     def _transfer(self, source: int, target: int) -> None:
         column = self.stands[source]
-        groups, cells = self.groups, self._cells
+        groups, cells = self.groups, self.cells
         size = groups[source]
         colour = column[-1]
         height = len(column)
         del column[-size:]
-        row = source * HEIGHT
-        cells[row + height - size:row + height] = _FILLS[0][:size]
+        cells[source, height - size:height] = -1
         groups[source] = top_group(column)[1]
         self._recode(source)
         destination = self.stands[target]
@@ -244,30 +217,28 @@ class StackState(GameState):
         groups[target] = groups[target] + size if height and destination[-1] == colour else size
         destination.extend([colour] * size)
         excess = height + size - HEIGHT
-        row = target * HEIGHT
         if excess < 0:
-            cells[row + height:row + height + size] = _FILLS[colour + 1][:size]
+            cells[target, height:height + size] = colour
             self._recode(target)
             return
         if excess > 0:  # overflow is removed from the bottom (the 2-seat game)
             del destination[:excess]
             if groups[target] > HEIGHT:
                 groups[target] = HEIGHT
-        self.cells[target] = destination
+        cells[target] = destination
         self._recode(target)
         self._closed()
 
     def _place(self, parts: tuple[tuple[int, int], ...]) -> None:
         colour = self.to_move
-        groups, cells, fill = self.groups, self._cells, _FILLS[colour + 1]
+        groups, cells = self.groups, self.cells
         closed = False
         for stand, count in parts:
             column = self.stands[stand]
             height = len(column)
             groups[stand] = groups[stand] + count if height and column[-1] == colour else count
             column.extend([colour] * count)
-            row = stand * HEIGHT + height
-            cells[row:row + count] = fill[:count]
+            cells[stand, height:height + count] = colour
             self._recode(stand)
             closed = closed or height + count == HEIGHT
         if closed:
@@ -293,7 +264,7 @@ class StackState(GameState):
         tables = self.game.tables
         rows = self.source_rows
         if tables.swap_slot >= 0:
-            self._source_rows[tables.swap_slot] = tables.swap_row if self._swap_legal() else tables.false_row
+            rows[tables.swap_slot] = tables.swap_row if self._swap_legal() else tables.false_row
         grid = tables.transfer[self.to_move].take(rows, 0).take(self.target_cols, 1)
         return grid.ravel()[:tables.size]
 
@@ -406,7 +377,6 @@ class StackState(GameState):
         twin.target_cols = self.target_cols.copy()
         twin.place_ids = self.place_ids.copy()
         twin.keys = self.keys.copy()
-        twin._views()
         # the rng is never drawn from during play (no chance after set-up): clones share it
         return twin
 

@@ -176,8 +176,8 @@ def states_memory(game, count: int = 1000) -> int:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("envs", nargs="*", help="env ids (default: all registered)")
-    parser.add_argument("--seconds", type=float, default=2.0, help="seconds per measurement (default 2)")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds of env-loop measurements (default 3)")
+    parser.add_argument("--seconds", type=float, default=1.0, help="seconds per measurement (default 1)")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of env-loop measurements (default 5)")
     parser.add_argument("--env-only", action="store_true", help="only the env-loop figures")
     parser.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
     args = parser.parse_args(argv)

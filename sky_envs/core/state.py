@@ -190,7 +190,7 @@ class GameState(ABC):
         cached = self._legal_cache
         if cached is not None and cached[0] is mask:
             return cached[1]
-        actions = np.flatnonzero(mask)
+        actions = mask.nonzero()[0]
         actions.flags.writeable = False
         if not mask.flags.writeable:
             self._legal_cache = (mask, actions)

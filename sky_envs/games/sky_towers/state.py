@@ -76,6 +76,7 @@ class SkyTowersState(LazilyCopiedRng, GameState):
         self.known = [[[0] * 11 for _ in range(n)] for _ in range(n)]
         self.lacks = [[0] * n for _ in range(n)]
         self._legal: list[int] | None = None
+        self._actions_of: tuple[list[int], np.ndarray] | None = None   # legal_actions' cache
         # observation cache (see observation.py): a public vector and what changed since it
         # was written: bitmasks of seats whose whole hand (_dirty) or row (_dirty_row) must be
         # rewritten, single hand counts (seat, value) and tower slots (seat, slot) touched,
@@ -184,6 +185,16 @@ class SkyTowersState(LazilyCopiedRng, GameState):
     # ================================================================ protocol
     def legal_mask(self) -> np.ndarray:
         return mask_from_actions(self._legal_list(), self.layout.N)
+
+    def legal_actions(self) -> np.ndarray:
+        legal = self._legal_list()
+        cached = self._actions_of
+        if cached is not None and cached[0] is legal:   # lists are replaced, never edited
+            return cached[1]
+        actions = np.array(sorted(legal), dtype=np.int64)
+        actions.flags.writeable = False
+        self._actions_of = (legal, actions)
+        return actions
 
     def is_terminal(self) -> bool:
         return self.phase == OVER

@@ -17,3 +17,25 @@ def flat_view(array: np.ndarray) -> memoryview:
     if not array.flags.c_contiguous:
         raise ValueError("flat_view needs a C-contiguous array")
     return memoryview(array).cast("B").cast(array.dtype.char)
+
+
+class KeepsViews:
+    """Mixin for states that keep views of their own arrays (``flat_view``s, reshapes):
+    pickling and deepcopy leave the views out, loading rebuilds them with ``_views()``,
+    which subclasses define (and call from ``__init__`` and ``clone``)."""
+
+    #: the attributes ``_views`` sets
+    _view_names: tuple[str, ...] = ()
+
+    def _views(self) -> None:
+        raise NotImplementedError
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        for name in self._view_names:
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._views()

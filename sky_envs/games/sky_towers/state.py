@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sky_envs.core.buffers import flat_view
+from sky_envs.core.buffers import KeepsViews, flat_view
 from sky_envs.core.masks import mask_from_actions
 from sky_envs.core.state import GameState, LazilyCopiedRng, win_loss_returns
 from sky_envs.games.sky_towers.deck import (BIG_BEN, BONUS_NAMES, HAND_SIZE, KING, LUCKY, PERFECT,
@@ -38,7 +38,7 @@ FINAL_ACTIONS = 3
 TURN_ACTIONS = 2
 
 
-class SkyTowersState(LazilyCopiedRng, GameState):
+class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
     """A Sky Towers position. Built by ``SkyTowersGame`` (set-up or position text)."""
 
     def __init__(self, game, rng: np.random.Generator | None):
@@ -83,7 +83,7 @@ class SkyTowersState(LazilyCopiedRng, GameState):
         # rewritten, single hand counts (seat, value) and tower slots (seat, slot) touched,
         # and flags for the score piles / action cards / bonuses and the open pool / discards
         self._pub = np.zeros(game.obs_layout.pub_size, dtype=np.float32)
-        self._pub_view = flat_view(self._pub)   # single entries are written through it
+        self._views()
         self._dirty = self._dirty_row = (1 << n) - 1
         self._dirty_score = self._dirty_pool = True
         self._touched_hand: list[tuple[int, int]] = []
@@ -244,15 +244,10 @@ class SkyTowersState(LazilyCopiedRng, GameState):
 
         return sample_consistent(self, seat, rng)
 
-    def __getstate__(self) -> dict:
-        """Pickle / deepcopy without the view of ``_pub`` (rebuilt on load)."""
-        state = self.__dict__.copy()
-        del state["_pub_view"]
-        return state
+    _view_names = ("_pub_view",)
 
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._pub_view = flat_view(self._pub)
+    def _views(self) -> None:
+        self._pub_view = flat_view(self._pub)   # single entries of _pub are written through it
 
     def clone(self) -> SkyTowersState:
         new = object.__new__(SkyTowersState)
@@ -271,7 +266,7 @@ class SkyTowersState(LazilyCopiedRng, GameState):
         new.lacks = [lt[:] for lt in self.lacks]
         new._legal = None if self._legal is None else self._legal[:]
         new._pub = self._pub.copy()
-        new._pub_view = flat_view(new._pub)
+        new._views()
         new._touched_hand = self._touched_hand[:]
         new._touched_slot = self._touched_slot[:]
         return new

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sky_envs.core.buffers import flat_view
+from sky_envs.core.buffers import KeepsViews, flat_view
 from sky_envs.core.masks import mask_from_bits
 from sky_envs.core.state import GameState, LazilyCopiedRng, win_loss_returns
 from sky_envs.games.skybridge.observation import (
@@ -27,7 +27,7 @@ from sky_envs.games.skybridge.pieces import (
 
 _SUP_OF_KIND = {TALL: SUP_T, SHORT: SUP_S, ROOF: SUP_R, BRIDGE: SUP_B}
 
-class SkybridgeState(LazilyCopiedRng, GameState):
+class SkybridgeState(LazilyCopiedRng, KeepsViews, GameState):
     """One Skybridge position (see the module docstring for the representation).
 
     ``features`` is the ``(rows, cols, NUM_FEATURES)`` table of absolute observation features
@@ -93,22 +93,14 @@ class SkybridgeState(LazilyCopiedRng, GameState):
         twin._views()
         return twin
 
+    _view_names = ("_flat", "_fmv", "_mmv")
+
     def _views(self) -> None:
         """The views into ``features`` and ``obs_matrix`` the hot path writes through:
         ``_flat`` (foundation, feature) and flat memoryviews of both (see ``core.buffers``)."""
         self._flat = self.features.reshape(self.game.num_foundations, NUM_FEATURES)
         self._fmv = flat_view(self.features)
         self._mmv = flat_view(self.obs_matrix)
-
-    def __getstate__(self) -> dict:
-        """Pickle / deepcopy without the views (rebuilt on load)."""
-        state = self.__dict__.copy()
-        del state["_flat"], state["_fmv"], state["_mmv"]
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._views()
 
     # ------------------------------------------------------------ placement
     def _stack(self, i: int, colour: int, kind: int) -> None:

@@ -10,6 +10,8 @@ compiles.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from numba import njit
 
@@ -202,19 +204,28 @@ def fill_stone_planes(obs, mine_lo, mine_hi, theirs_lo, theirs_hi):
         obs[OWN_SLOT[HALF_BITS + i] + 1] = (theirs_hi >> i) & 1
 
 
-_SCRATCH = np.empty(NUM_CELLS * NUM_CELLS, dtype=np.int64)
+class _Scratch(threading.local):
+    """The kernels' output buffer, one per thread (the results are copied out of it)."""
+
+    def __init__(self):
+        self.buffer = np.empty(NUM_CELLS * NUM_CELLS, dtype=np.int64)
+
+
+_SCRATCH = _Scratch()
 
 
 def moves_of(stones: int, occ: int, colour: int) -> tuple[np.ndarray, np.ndarray]:
     """The moves of the stones ``stones`` of ``colour`` on the board ``occ`` before the split
     rule: their mask (bool, 88 * 88) and their ascending list (int64)."""
     mask = np.zeros(NUM_CELLS * NUM_CELLS, dtype=bool)
-    count = legal_moves(stones & HALF, stones >> HALF_BITS, occ & HALF, occ >> HALF_BITS, colour, mask, _SCRATCH)
-    return mask, _SCRATCH[:count].copy()
+    scratch = _SCRATCH.buffer
+    count = legal_moves(stones & HALF, stones >> HALF_BITS, occ & HALF, occ >> HALF_BITS, colour, mask, scratch)
+    return mask, scratch[:count].copy()
 
 
 def components(occ: int) -> list[int]:
     """The 8-connected groups of the stones in ``occ``, as masks, ordered by their lowest cell."""
-    count = label_groups(occ & HALF, occ >> HALF_BITS, _SCRATCH)
-    halves = _SCRATCH[:2 * count].tolist()
+    scratch = _SCRATCH.buffer
+    count = label_groups(occ & HALF, occ >> HALF_BITS, scratch)
+    halves = scratch[:2 * count].tolist()
     return [halves[k] | halves[k + 1] << HALF_BITS for k in range(0, 2 * count, 2)]

@@ -1,58 +1,235 @@
-"""Random-play throughput through ``env()``, side by side with PettingZoo's connect_four_v3.
+"""Engine speed, side by side with PettingZoo's connect_four_v3, in one run.
 
-    python benchmarks/throughput.py                 # every registered env, 3 s each
-    python benchmarks/throughput.py --seconds 10 sky_scrapers_v0
+    python benchmarks/throughput.py                      # every registered env
+    python benchmarks/throughput.py --seconds 2 --rounds 5 scala_v0
+    python benchmarks/throughput.py --json speed.json    # also write the figures as JSON
 
-Every env is driven by the same loop (``agent_iter`` / ``last`` / ``step`` with a uniformly
-random legal action, resetting when the game ends), so the numbers compare like for like.
-Timings are reported here, never asserted in tests.
+Per env (default options) it reports:
+
+* ``env steps/s``: random play through the public ``env()`` loop (``agent_iter`` / ``last`` /
+  ``step``, resetting when a game ends), for connect_four_v3 and every env alike. The
+  player draws uniformly among the nonzero entries of the observation's ``action_mask``,
+  as cheaply as numpy allows (``pick``: the mask read as bool, ``rng.random()``), so that
+  the figures measure the env rather than the player: scanning an int8 mask with
+  ``np.flatnonzero`` and drawing with ``rng.integers`` cost more than a whole step of the
+  faster envs. ``x c4`` is the ratio to connect_four_v3 measured in the same round; rounds
+  alternate the baseline with every env, and the median ratio over the rounds is reported.
+* ``raw dec/s``: decisions per second of random play on the State API alone (the mover's
+  ``observation``, ``legal_actions``, then ``apply``; a new game when one ends): what search
+  agents and evaluation tournaments spend their time in. OpenSpiel's C++ ``connect_four``
+  runs the same loop (``observation_tensor``, ``legal_actions``, ``apply_action``) in the
+  ``open_spiel connect_four`` row when ``pyspiel`` is installed.
+* ``clone us``: the cost of ``state.clone()`` on positions met during random play.
+* ``mcts sim/s``: simulations per second of ``MCTSAgent`` at its default budget.
+* ``env KiB`` and ``1k states MiB``: memory allocated by one reset env, and by 1,000 live
+  states (clones of positions met during random play), measured with ``tracemalloc``.
+
+Rates are per second of this process's CPU time (``time.process_time``), not of wall time:
+on a shared machine other jobs then disturb the figures much less (they still do, through
+caches and clock speed, hence the rounds). Timings are reported here, never asserted in tests.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import statistics
+import sys
 import time
+import tracemalloc
+
+clock = time.process_time
 
 import numpy as np
 
 import sky_envs
+from sky_envs.agents import MCTSAgent
 
 
-def steps_per_second(make_env, seconds: float, seed: int = 0) -> tuple[float, int]:
+def pick(legal: np.ndarray, rng: np.random.Generator) -> int:
+    """A uniformly random entry of the non-empty array ``legal``."""
+    return int(legal[int(rng.random() * legal.size)])
+
+
+def env_steps_per_second(make_env, seconds: float, seed: int = 0) -> tuple[float, int]:
+    """Random play through the AEC loop for ``seconds``: (steps/s, games finished)."""
     env = make_env()
     rng = np.random.default_rng(seed)
     steps = games = 0
     env.reset(seed=seed)
-    start = time.perf_counter()
+    start = clock()
     deadline = start + seconds
-    while time.perf_counter() < deadline:
+    while clock() < deadline:
         for _ in env.agent_iter():
             observation, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
                 action = None
             else:
-                legal = np.flatnonzero(observation["action_mask"])
-                action = int(legal[rng.integers(len(legal))])
+                action = pick(np.asarray(observation["action_mask"], dtype=bool).nonzero()[0], rng)
             env.step(action)
             steps += 1
         games += 1
         env.reset()
-    return steps / (time.perf_counter() - start), games
+    return steps / (clock() - start), games
+
+
+def raw_decisions_per_second(game, seconds: float, seed: int = 0) -> float:
+    """Random play on the State API alone: ``legal_actions`` and ``apply``."""
+    rng = np.random.default_rng(seed)
+    decisions = 0
+    start = clock()
+    deadline = start + seconds
+    while clock() < deadline:
+        state = game.new_initial_state(rng)
+        while state.current_player >= 0:
+            state.observation(state.current_player)
+            state.apply(pick(state.legal_actions(), rng))
+            decisions += 1
+    return decisions / (clock() - start)
+
+
+def open_spiel_decisions_per_second(seconds: float, seed: int = 0) -> float | None:
+    """The raw loop on OpenSpiel's C++ ``connect_four``; None when pyspiel is not installed."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("connect_four")
+    rng = np.random.default_rng(seed)
+    decisions = 0
+    start = clock()
+    deadline = start + seconds
+    while clock() < deadline:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            np.asarray(state.observation_tensor(), dtype=np.float32)
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rng.random() * len(legal))])
+            decisions += 1
+    return decisions / (clock() - start)
+
+
+def positions(game, count: int, seed: int = 0) -> list:
+    """``count`` positions met during random play (clones, so they stay live)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        state = game.new_initial_state(rng)
+        while state.current_player >= 0 and len(out) < count:
+            state.apply(pick(state.legal_actions(), rng))
+            out.append(state.clone())
+    return out
+
+
+def clone_microseconds(game, seconds: float) -> float:
+    sample = positions(game, 200)
+    clones = 0
+    start = clock()
+    deadline = start + seconds
+    while clock() < deadline:
+        for state in sample:
+            state.clone()
+        clones += len(sample)
+    return (clock() - start) / clones * 1e6
+
+
+def mcts_simulations_per_second(game, seconds: float, seed: int = 0) -> float:
+    """``MCTSAgent()`` (default budget) deciding in positions met during random play."""
+    agent = MCTSAgent(seed=seed)
+    sample = [s for s in positions(game, 60, seed) if s.current_player >= 0][::6]
+    simulations = 0
+    start = clock()
+    deadline = start + seconds
+    for state in sample:
+        agent.act({}, state)
+        simulations += agent.simulations
+        if clock() >= deadline:
+            break
+    return simulations / (clock() - start)
+
+
+def allocated_bytes(build) -> int:
+    """Bytes still allocated (per ``tracemalloc``) once ``build()`` returned, kept alive."""
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        kept = build()
+        after = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    del kept
+    return after - before
+
+
+def env_memory(env_id: str) -> int:
+    def build():
+        env = sky_envs.make(env_id)
+        env.reset(seed=0)
+        return env
+    return allocated_bytes(build)
+
+
+def states_memory(game, count: int = 1000) -> int:
+    return allocated_bytes(lambda: positions(game, count))
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("envs", nargs="*", help="env ids (default: all registered)")
-    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--seconds", type=float, default=1.0, help="seconds per measurement (default 1)")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of env-loop measurements (default 5)")
+    parser.add_argument("--env-only", action="store_true", help="only the env-loop figures")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
     args = parser.parse_args(argv)
     from pettingzoo.classic import connect_four_v3
 
-    baseline, _ = steps_per_second(connect_four_v3.env, args.seconds)
-    print(f"{'env':<24}{'steps/s':>12}{'games':>8}{'x connect_four_v3':>20}")
-    print(f"{'connect_four_v3':<24}{baseline:>12,.0f}{'':>8}{1.0:>20.2f}")
-    for env_id in args.envs or sky_envs.env_ids():
-        rate, games = steps_per_second(lambda: sky_envs.make(env_id), args.seconds)
-        print(f"{env_id:<24}{rate:>12,.0f}{games:>8}{rate / baseline:>20.2f}")
+    env_ids = args.envs or sky_envs.env_ids()
+    for env_id in env_ids:      # warm up (imports, table building, compiled kernels)
+        env_steps_per_second(lambda: sky_envs.make(env_id), 0.05)
+    baseline_rates: list[float] = []
+    rates: dict[str, list[float]] = {env_id: [] for env_id in env_ids}
+    ratios: dict[str, list[float]] = {env_id: [] for env_id in env_ids}
+    for _ in range(args.rounds):
+        for env_id in env_ids:
+            baseline, _ = env_steps_per_second(connect_four_v3.env, args.seconds / 2)
+            rate, _ = env_steps_per_second(lambda: sky_envs.make(env_id), args.seconds)
+            baseline_rates.append(baseline)
+            rates[env_id].append(rate)
+            ratios[env_id].append(rate / baseline)
+
+    report = {"seconds": args.seconds, "rounds": args.rounds,
+              "connect_four_v3": {"env_steps_per_s": statistics.median(baseline_rates)}, "envs": {}}
+    header = f"{'env':<20}{'env steps/s':>12}{'x c4':>7}{'min-max':>11}"
+    if not args.env_only:
+        header += f"{'raw dec/s':>11}{'clone us':>10}{'mcts sim/s':>12}{'env KiB':>9}{'1k states MiB':>15}"
+    print(header)
+    print(f"{'connect_four_v3':<20}{report['connect_four_v3']['env_steps_per_s']:>12,.0f}{1.0:>7.2f}")
+    spiel = None if args.env_only else open_spiel_decisions_per_second(args.seconds)
+    if spiel is not None:
+        report["open_spiel_connect_four"] = {"raw_decisions_per_s": spiel}
+        print(f"{'open_spiel c4 (C++)':<20}{'':>12}{'':>7}{'':>11}{spiel:>11,.0f}")
+    for env_id in env_ids:
+        row = {"env_steps_per_s": statistics.median(rates[env_id]),
+               "x_connect_four_v3": statistics.median(ratios[env_id]),
+               "x_connect_four_v3_rounds": ratios[env_id]}
+        line = (f"{env_id:<20}{row['env_steps_per_s']:>12,.0f}{row['x_connect_four_v3']:>7.2f}"
+                f"{min(ratios[env_id]):>5.1f}-{max(ratios[env_id]):<5.1f}")
+        if not args.env_only:
+            game = sky_envs.make_game(env_id)
+            row["raw_decisions_per_s"] = raw_decisions_per_second(game, args.seconds)
+            row["clone_us"] = clone_microseconds(game, args.seconds / 2)
+            row["mcts_simulations_per_s"] = mcts_simulations_per_second(game, args.seconds)
+            row["env_bytes"] = env_memory(env_id)
+            row["states_1000_bytes"] = states_memory(game)
+            line += (f"{row['raw_decisions_per_s']:>11,.0f}{row['clone_us']:>10.1f}"
+                     f"{row['mcts_simulations_per_s']:>12,.0f}{row['env_bytes'] / 1024:>9,.0f}"
+                     f"{row['states_1000_bytes'] / 2**20:>15.1f}")
+        report["envs"][env_id] = row
+        print(line)
+        sys.stdout.flush()
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=2)
 
 
 if __name__ == "__main__":

@@ -50,6 +50,22 @@ def test_protocol_invariants_during_random_play(env_id):
 
 
 @pytest.mark.parametrize("env_id", BUILTIN)
+def test_legal_actions_are_the_mask_indices_ascending(env_id):
+    for seed in range(2):
+        for state in random_states(env_id, seed):
+            actions = state.legal_actions()
+            assert actions.dtype == np.int64 and not actions.flags.writeable
+            np.testing.assert_array_equal(actions, np.flatnonzero(state.legal_mask()))
+            np.testing.assert_array_equal(state.legal_actions(), actions)   # asked again
+            twin = state.clone()
+            if state.current_player >= 0:
+                twin.apply(int(actions[0]))
+                # the clone moved on; the original's list is still its own
+                np.testing.assert_array_equal(state.legal_actions(), np.flatnonzero(state.legal_mask()))
+                np.testing.assert_array_equal(twin.legal_actions(), np.flatnonzero(twin.legal_mask()))
+
+
+@pytest.mark.parametrize("env_id", BUILTIN)
 def test_text_round_trip_and_clone_independence(env_id):
     for state in random_states(env_id, seed=7, max_steps=120):
         text = state.to_text()

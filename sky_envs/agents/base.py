@@ -46,8 +46,13 @@ class Agent(ABC):
 
 
 def random_legal(mask: np.ndarray, rng: np.random.Generator) -> int:
-    """A uniformly random index where ``mask`` is true."""
-    legal = np.flatnonzero(mask)
+    """A uniformly random index where ``mask`` is true.
+
+    An env's ``action_mask`` is int8, and numpy finds the nonzero entries of a bool array
+    several times faster than of an int8 one (a large mask such as Scala's 7,744 entries
+    costs more to scan than a game step), hence the cast first.
+    """
+    legal = np.asarray(mask, dtype=bool).ravel().nonzero()[0]
     if legal.size == 0:
         raise ValueError("the action mask has no legal action: this seat has no decision to make")
     return int(legal[rng.integers(legal.size)])

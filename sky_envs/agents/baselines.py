@@ -35,7 +35,7 @@ class GreedyAgent(Agent):
         state = self._require_state(state)
         seat = state.current_player
         world = state.sample_consistent(seat, self.rng)
-        legal = np.flatnonzero(world.legal_mask())
+        legal = world.legal_actions()
         values = np.empty(legal.size)
         for k, action in enumerate(legal):
             child = world.clone()

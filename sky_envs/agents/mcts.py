@@ -55,8 +55,8 @@ class MCTSAgent(Agent):
             world = state.sample_consistent(seat, rng)
             node, path = root, [root]
             while world.current_player >= 0:
-                legal = np.flatnonzero(world.legal_mask())
-                untried = [a for a in legal.tolist() if a not in node.children]
+                legal = world.legal_actions().tolist()
+                untried = [a for a in legal if a not in node.children]
                 if untried:
                     action = untried[rng.integers(len(untried))]
                     child = node.children[action] = _Node(players)
@@ -66,7 +66,7 @@ class MCTSAgent(Agent):
                 player = world.current_player
                 log_n = math.log(node.visits)
                 best, best_score = -1, -math.inf
-                for a in legal.tolist():
+                for a in legal:
                     child = node.children[a]
                     score = child.value[player] / child.visits + self.c * math.sqrt(log_n / child.visits)
                     if score > best_score:
@@ -78,7 +78,7 @@ class MCTSAgent(Agent):
             for visited in path:
                 visited.visits += 1
                 visited.value += returns
-        legal = np.flatnonzero(state.legal_mask()).tolist()
+        legal = state.legal_actions().tolist()
         visits = np.array([root.children[a].visits if a in root.children else -1 for a in legal])
         best = np.flatnonzero(visits == visits.max())
         return int(legal[best[rng.integers(best.size)]])
@@ -88,7 +88,7 @@ class MCTSAgent(Agent):
         while world.current_player >= 0:
             if self.max_rollout is not None and steps >= self.max_rollout:
                 return np.zeros(world.num_players)
-            legal = np.flatnonzero(world.legal_mask())
+            legal = world.legal_actions()
             world._apply(int(legal[rng.integers(legal.size)]))
             steps += 1
         return world.returns() if world.is_terminal() else np.zeros(world.num_players)

@@ -62,6 +62,38 @@ def win_loss_returns(winners, num_players: int) -> np.ndarray:
     return out
 
 
+class LazilyCopiedRng:
+    """A state's ``rng`` that a clone copies lazily: the generator's state is read at clone
+    time (cheap), the clone's own generator is built on first use (building one costs more
+    than a whole move, and most clones never draw). Subclasses set ``self.rng`` in
+    ``__init__`` and call ``self._copy_rng_to(twin)`` in ``clone``."""
+
+    _rng: np.random.Generator | None = None
+    _rng_copy: tuple | None = None     # (bit generator class, its state) until first use
+
+    @property
+    def rng(self) -> np.random.Generator:
+        if self._rng is None:
+            kind, snapshot = self._rng_copy
+            bit_generator = kind(0)
+            bit_generator.state = snapshot
+            self._rng = np.random.Generator(bit_generator)
+            self._rng_copy = None
+        return self._rng
+
+    @rng.setter
+    def rng(self, value: np.random.Generator) -> None:
+        self._rng = value
+        self._rng_copy = None
+
+    def _copy_rng_to(self, twin: LazilyCopiedRng) -> None:
+        if self._rng is None:
+            twin._rng, twin._rng_copy = None, self._rng_copy   # snapshots are never edited
+        else:
+            bit_generator = self._rng.bit_generator
+            twin._rng, twin._rng_copy = None, (type(bit_generator), bit_generator.state)
+
+
 class Game(ABC):
     """One configuration of a game. Subclasses validate their options in ``__init__``.
 
@@ -142,8 +174,27 @@ class GameState(ABC):
             )
         self._apply(action)
 
+    #: ``(mask, actions)`` of the last ``legal_actions`` call on a read-only mask
+    _legal_cache: tuple[np.ndarray, np.ndarray] | None = None
+
     def legal_actions(self) -> np.ndarray:
-        return np.flatnonzero(self.legal_mask())
+        """The legal actions in ascending order: a read-only int64 array, the indices where
+        ``legal_mask()`` is true. Consumers that only need the legal moves use this rather
+        than scanning a large mask (Scala's has 7,744 entries).
+
+        Cached while ``legal_mask()`` returns the same read-only array (games that cache
+        their mask replace it when the position changes and never edit it); games may
+        override with actions they produce alongside the mask.
+        """
+        mask = self.legal_mask()
+        cached = self._legal_cache
+        if cached is not None and cached[0] is mask:
+            return cached[1]
+        actions = mask.nonzero()[0]
+        actions.flags.writeable = False
+        if not mask.flags.writeable:
+            self._legal_cache = (mask, actions)
+        return actions
 
     def illegal_reason(self, action: int) -> str:
         """Why ``action`` is illegal here; games override with rule-specific reasons."""

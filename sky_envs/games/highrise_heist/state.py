@@ -22,8 +22,6 @@ tests hold the two against each other and against a naive reference.
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 from sky_envs.core.state import GameState
@@ -368,7 +366,8 @@ class StackState(GameState):
 
     # ------------------------------------------------------------ copies, text
     def clone(self) -> StackState:
-        twin = copy.copy(self)
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
         twin.stands = [column[:] for column in self.stands]
         twin.groups = self.groups[:]
         twin.cells = self.cells.copy()

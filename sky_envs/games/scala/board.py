@@ -102,33 +102,34 @@ def _tables():
 
 ADJ, JUMPS, STEPS = _tables()
 
-#: OVERS[i]: bitmask of the cells a jump from i can go over (those with a cell behind them)
-OVERS: tuple[int, ...]
-#: JUMP_LANDS[i][occ & OVERS[i]]: bitmask of the landing cells of the jumps from i over the
-#: stones ``occ`` (whether they are empty, or a goal, is left to the caller). One dict lookup
-#: instead of a loop over the jumps of i: move generation does this for every stone and
-#: every cell a chain reaches.
-JUMP_LANDS: tuple[dict[int, int], ...]
+#: NEIGHBOURS[i]: the 8-neighbours of cell i; JUMP_OVERS[i] and JUMP_LANDINGS[i]: the cell
+#: jumped over and the landing cell of every jump from i (whose landing cell exists). Arrays
+#: padded with -1, for the compiled move generator (``kernels.py``).
+NEIGHBOURS: np.ndarray
+JUMP_OVERS: np.ndarray
+JUMP_LANDINGS: np.ndarray
 
 
-def _jump_lands():
-    overs, lands = [], []
-    for r, c in CELL_RC:
-        pairs = [(1 << CELL_AT[r + dr, c + dc], 1 << CELL_AT[r + 2 * dr, c + 2 * dc])
-                 for dr, dc in DIRECTIONS
-                 if (r + dr, c + dc) in CELL_AT and (r + 2 * dr, c + 2 * dc) in CELL_AT]
-        table = {0: 0}
-        for over_bit, land_bit in pairs:   # all subsets of the over cells, adding one at a time
-            for key, value in list(table.items()):
-                table[key | over_bit] = value | land_bit
-        overs.append(sum(over_bit for over_bit, _ in pairs))
-        lands.append(table)
-    return tuple(overs), tuple(lands)
+def _cell_arrays():
+    neighbours = np.full((NUM_CELLS, 8), -1, dtype=np.int64)
+    overs = np.full((NUM_CELLS, 8), -1, dtype=np.int64)
+    lands = np.full((NUM_CELLS, 8), -1, dtype=np.int64)
+    for i, (r, c) in enumerate(CELL_RC):
+        k = j = 0
+        for dr, dc in DIRECTIONS:
+            over = CELL_AT.get((r + dr, c + dc))
+            if over is None:
+                continue
+            neighbours[i, k] = over
+            k += 1
+            land = CELL_AT.get((r + 2 * dr, c + 2 * dc))
+            if land is not None:
+                overs[i, j], lands[i, j] = over, land
+                j += 1
+    return neighbours, overs, lands
 
 
-OVERS, JUMP_LANDS = _jump_lands()
-#: NOT_DEFENDED[colour]: every cell but the goal ``colour`` defends (which its stones never enter)
-NOT_DEFENDED = tuple(FULL & ~(1 << goal) for goal in DEFENDED_GOAL)
+NEIGHBOURS, JUMP_OVERS, JUMP_LANDINGS = _cell_arrays()
 
 #: observation/text grid index (row 14 first, columns a..k) of every cell: ``(14 - row) * 11 + col``
 GRID_INDEX = np.array([(ROWS - r) * COLS + c for r, c in CELL_RC], dtype=np.intp)

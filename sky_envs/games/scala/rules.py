@@ -6,7 +6,8 @@ explanations and the tests share one implementation of each rule sentence.
 
 from __future__ import annotations
 
-from sky_envs.games.scala.board import ADJ, FULL, JUMP_LANDS, JUMPS, NOT_DEFENDED, OVERS, STEPS
+from sky_envs.games.scala.board import ADJ, FULL, JUMPS, NUM_CELLS, STEPS
+from sky_envs.games.scala.kernels import components, moves_of
 
 MOVER_LOSES, ILLEGAL = "mover_loses", "illegal"
 SPLIT_RULES = (MOVER_LOSES, ILLEGAL)
@@ -43,78 +44,18 @@ def move_targets(start: int, occ: int, colour: int) -> int:
 
 
 def all_targets(stones: int, occ: int, colour: int) -> dict[int, int]:
-    """``move_targets`` of every stone in ``stones`` (those with at least one target).
+    """``move_targets`` of every stone in ``stones`` (those with at least one target), from
+    the compiled move generator (see ``kernels.legal_moves``)."""
+    return targets_by_start(moves_of(stones, occ, colour)[1])
 
-    Same result as calling ``move_targets`` per stone, computed faster by sharing the chain
-    network between stones: chains run through empty cells, and a jump a -> b over a stone
-    can be made back b -> a, so the empty cells fall into components of an undirected "jump
-    graph". A stone on s reaches exactly the components of its first landings: emptying s
-    adds s to the graph (joined only to those landings) and removes the jumps over s, but
-    a jump moves two rows or columns at a time, so every cell a chain from s visits differs
-    from s by even offsets, while the two ends of a jump over s are neighbours of s. The
-    removed jumps therefore never touch the components s reaches.
-    """
-    empty = ~occ & NOT_DEFENDED[colour]   # cells a step or a jump may end on
-    free = empty                          # ... and in no component collected yet
-    comps: list[int] = []
-    out = {}
-    while stones:
-        low = stones & -stones
-        stones ^= low
-        start = low.bit_length() - 1
-        reach = ADJ[start] & empty
-        lands = JUMP_LANDS[start][occ & OVERS[start]] & empty
-        while lands:
-            land_bit = lands & -lands
-            if free & land_bit:
-                # a new component: flood it (inline, as most are one cell and a call would
-                # cost as much as the flood); components are disjoint, so ``free`` is shared
-                free ^= land_bit
-                comp = todo = land_bit
-                while todo:
-                    bit = todo & -todo
-                    todo ^= bit
-                    cell = bit.bit_length() - 1
-                    new = JUMP_LANDS[cell][occ & OVERS[cell]] & free
-                    if new:
-                        free ^= new
-                        comp |= new
-                        todo |= new
-                comps.append(comp)
-            else:                         # collected for an earlier stone
-                for comp in comps:
-                    if comp & land_bit:
-                        break
-            reach |= comp
-            lands &= ~comp
-        if reach:
-            out[start] = reach
+
+def targets_by_start(actions) -> dict[int, int]:
+    """``{start: mask of end cells}`` of a list of move actions (``start * 88 + end``)."""
+    out: dict[int, int] = {}
+    for action in actions.tolist():
+        start, end = divmod(action, NUM_CELLS)
+        out[start] = out.get(start, 0) | 1 << end
     return out
-
-
-def flood(seed: int, within: int) -> int:
-    """The stones of ``within`` 8-connected (inside ``within``) to the stones of ``seed``."""
-    group = frontier = seed
-    while frontier:
-        grown = 0
-        while frontier:
-            low = frontier & -frontier
-            grown |= ADJ[low.bit_length() - 1]
-            frontier ^= low
-        frontier = grown & within & ~group
-        group |= frontier
-    return group
-
-
-def components(occ: int) -> list[int]:
-    """The 8-connected groups of the stones in ``occ``, as masks."""
-    groups = []
-    rest = occ
-    while rest:
-        group = flood(rest & -rest, rest)
-        groups.append(group)
-        rest &= ~group
-    return groups
 
 
 def settle(groups: list[int], blue: int, red: int) -> tuple[str, int]:
@@ -179,7 +120,7 @@ def cuts(cell: int, occ: int) -> bool:
     ring = ADJ[cell] & occ
     known = _RING_CUTS[cell].get(ring)
     if known is None:
-        known = _RING_CUTS[cell][ring] = not ring or flood(ring & -ring, ring) != ring
+        known = _RING_CUTS[cell][ring] = not ring or len(components(ring)) > 1
     return known
 
 

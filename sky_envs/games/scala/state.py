@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 from sky_envs.core.state import GameState, win_loss_returns
@@ -11,7 +9,6 @@ from sky_envs.games.scala.board import (
     CELL_NAMES,
     COLOUR_NAMES,
     DEFENDED_GOAL,
-    GRID_INDEX,
     NUM_CELLS,
     STONE_LETTERS,
     TARGET_GOAL,
@@ -23,12 +20,13 @@ from sky_envs.games.scala.rules import (
     SPLIT_OK,
     TIE,
     after_move,
-    all_targets,
     components,
     jump_targets,
     move_targets,
     split_legal_targets,
+    targets_by_start,
 )
+from sky_envs.games.scala.kernels import HALF, HALF_BITS, fill_stone_planes, moves_of
 
 # how a finished game ended (``info()["end"]``)
 END_GOAL = "goal"              # the winner's stone reached the goal it attacks
@@ -36,12 +34,6 @@ END_SPLIT = "split"            # the loser's move left no mixed group or tied bi
 END_NO_MOVE = "no_move"        # the loser had no legal move
 END_MAX_TURNS = "max_turns"    # truncated: a draw
 
-_MASK_BYTES = NUM_CELLS * NUM_CELLS // 8
-_CELL_BYTES = NUM_CELLS // 8
-#: where the observation's channels 1 (own stones) and 2 (opponent's) of every cell sit in the
-#: flattened (14, 11, 5) array, in the order of the bits of ``mine | theirs << 88``: one flat
-#: fancy-index assignment fills both channels
-_STONE_SLOTS = np.concatenate((GRID_INDEX * 5 + 1, GRID_INDEX * 5 + 2))
 
 
 class ScalaState(GameState):
@@ -65,8 +57,8 @@ class ScalaState(GameState):
         self.end = ""
         self.last_move: tuple[int, int] | None = None
         self.current_player = -1
-        self._targets: dict[int, int] = {}
         self._mask: np.ndarray | None = None
+        self._actions: np.ndarray | None = None
         occ = blue | red
         self.connected = len(components(occ)) <= 1
         if split_winner >= 0:
@@ -80,50 +72,60 @@ class ScalaState(GameState):
 
     # ------------------------------------------------------------------ clone
     def clone(self) -> ScalaState:
-        twin = copy.copy(self)
-        # the rng is never drawn from during play (no chance in Scala): clones share it
-        return twin  # masks are ints, the legal mask is read-only and replaced, never edited
+        # the rng is never drawn from during play (no chance in Scala): clones share it;
+        # masks are ints, the legal mask and list are read-only and replaced, never edited
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        return twin
 
     # ------------------------------------------------------------------ rules
     def targets(self, start: int) -> int:
         """Mask of the legal end cells of the stone on ``start`` for the player to move."""
-        return self._targets.get(start, 0)
-
-    def _legal_targets(self, colour: int) -> dict[int, int]:
-        blue, red = self.stones
-        occ = blue | red
-        illegal_rule = self.game.split_rule == ILLEGAL
-        out = all_targets(self.stones[colour], occ, colour)
-        if illegal_rule:
-            out = {start: legal for start, ends in out.items()
-                   if (legal := split_legal_targets(start, ends, blue, red, colour, self.connected))}
-        return out
+        if self._mask is None:
+            return 0
+        row = self._mask[start * NUM_CELLS:(start + 1) * NUM_CELLS]
+        return int.from_bytes(np.packbits(row, bitorder="little").tobytes(), "little")
 
     def _start_turn(self, colour: int) -> None:
         self.to_move = colour
-        targets = self._legal_targets(colour)
-        if not targets:
+        blue, red = self.stones
+        mask, actions = moves_of(self.stones[colour], blue | red, colour)
+        if actions.size and self.game.split_rule == ILLEGAL:
+            self._drop_split_moves(mask, actions, colour)
+            actions = np.flatnonzero(mask)
+        if not actions.size:
             self._finish(1 - colour, END_NO_MOVE)
             return
-        packed = 0
-        for start, ends in targets.items():
-            packed |= ends << (NUM_CELLS * start)
-        mask = np.unpackbits(np.frombuffer(packed.to_bytes(_MASK_BYTES, "little"), dtype=np.uint8),
-                             bitorder="little").view(bool)
-        mask.flags.writeable = False
-        self._targets, self._mask = targets, mask
+        mask.flags.writeable = actions.flags.writeable = False
+        self._mask, self._actions = mask, actions
         self.current_player = colour
+
+    def _drop_split_moves(self, mask: np.ndarray, actions: np.ndarray, colour: int) -> None:
+        """Under ``split_rule="illegal"``: clear the moves of ``mask`` that break the split rule."""
+        blue, red = self.stones
+        for start, ends in targets_by_start(actions).items():
+            illegal = ends & ~split_legal_targets(start, ends, blue, red, colour, self.connected)
+            while illegal:
+                low = illegal & -illegal
+                mask[start * NUM_CELLS + low.bit_length() - 1] = False
+                illegal ^= low
 
     def _finish(self, winner: int, end: str) -> None:
         self.winner, self.end = winner, end
         self.current_player = -1
-        self._targets, self._mask = {}, None
+        self._mask = self._actions = None
 
     def legal_mask(self) -> np.ndarray:
         if self._mask is None:
             self._mask = np.zeros(self.game.num_actions, dtype=bool)
             self._mask.flags.writeable = False
         return self._mask
+
+    def legal_actions(self) -> np.ndarray:
+        if self._actions is None:
+            self._actions = np.zeros(0, dtype=np.int64)
+            self._actions.flags.writeable = False
+        return self._actions
 
     def _apply(self, action: int) -> None:
         colour = self.current_player
@@ -142,7 +144,7 @@ class ScalaState(GameState):
             self._finish(colour, END_GOAL)
         elif self.plies >= self.game.max_turns:
             self.current_player = -1
-            self._targets, self._mask = {}, None
+            self._mask = self._actions = None
             self.end = END_MAX_TURNS
         else:
             self._start_turn(1 - colour)
@@ -210,9 +212,7 @@ class ScalaState(GameState):
         """``(14, 11, 5)`` float32, row 14 first, columns a..k (see ``scala_v0``)."""
         obs = self.game.observation_base[seat].copy()
         mine, theirs = self.stones[seat], self.stones[1 - seat]
-        bits = np.unpackbits(np.frombuffer((mine | theirs << NUM_CELLS).to_bytes(2 * _CELL_BYTES, "little"),
-                                           dtype=np.uint8), bitorder="little")
-        obs.reshape(-1)[_STONE_SLOTS] = bits
+        fill_stone_planes(obs.reshape(-1), mine & HALF, mine >> HALF_BITS, theirs & HALF, theirs >> HALF_BITS)
         return obs
 
     # ------------------------------------------------------------------ text

@@ -35,7 +35,6 @@ class Board:
         reach.flags.writeable = False
         self.reach = reach
         self.index = np.arange(self.size)
-        self.no_placements = np.zeros(self.size + 2, dtype=bool)  # the mask's tail in the move phase
 
     def landing(self, heights: np.ndarray) -> np.ndarray:
         """``(B, 8)`` landing cell of the stack on every cell (``size`` = no move: an empty

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 from sky_envs.core.boards import DIRECTION_NAMES
 from sky_envs.core.state import GameState, win_loss_returns
 from sky_envs.games.sky_scrapers.board import Board
+from sky_envs.games.sky_scrapers.kernels import apply_move, movement_mask
 
 MOVE, PLACE, CHOOSE = "move", "place", "choose"
 COLOUR_LETTERS = "abcd"
@@ -39,6 +38,7 @@ class SkyScrapersState(GameState):
         self.current_player = -1
         self._mask: np.ndarray | None = None
         self._planes = self._build_planes()
+        self._columns = self._observation_columns()
         self._landing = board.landing(heights)  # (B, 8), kept up to date move by move
         self._start_turn(to_move)
 
@@ -59,9 +59,23 @@ class SkyScrapersState(GameState):
         planes[:, P + 3:] = self.tiles_left
         return planes
 
+    def _observation_columns(self) -> list[np.ndarray]:
+        """Per seat, the columns of ``_planes`` its observation gathers (see ``observation``);
+        they change only when the colours are chosen, so they are built then."""
+        P = self.num_players
+        out = []
+        for seat in range(P):
+            if self.phase == CHOOSE:
+                colours = range(1, P + 1)
+            else:
+                colours = [1 + self.seat_colours[(seat + k) % P] for k in range(P)]
+            out.append(np.array([0, *colours, P + 1, P + 2, P + 3 + seat], dtype=np.intp))
+        return out
+
     # ------------------------------------------------------------------ clone
     def clone(self) -> SkyScrapersState:
-        twin = copy.copy(self)
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
         twin.heights = self.heights.copy()
         twin.tops = self.tops.copy()
         twin.seat_colours = self.seat_colours.copy()
@@ -78,16 +92,6 @@ class SkyScrapersState(GameState):
             self._mask.flags.writeable = False
         return self._mask
 
-    def _movable(self) -> np.ndarray:
-        """``(B, 8)``: the stack on cell i may move along d (whoever owns it)."""
-        return self.heights.take(self._landing) > 0
-
-    def _movement_mask(self, seat: int, movable: np.ndarray) -> np.ndarray | None:
-        legal = movable & (self.tops == self.seat_colours[seat])[:, None]
-        if not legal.any():
-            return None
-        return np.concatenate((legal.reshape(-1), self.board.no_placements))
-
     def _start_turn(self, seat: int) -> None:
         """Hand the next decision to ``seat`` or the first seat after it that has one."""
         P = self.num_players
@@ -102,12 +106,12 @@ class SkyScrapersState(GameState):
             empty = np.flatnonzero(self.board.cells & (self.heights[:-1] == 0))
             mask[8 * self.board.size + empty] = True
         else:
-            movable = self._movable()
-            for k in range(P):
-                mask = self._movement_mask((seat + k) % P, movable)
-                if mask is not None:
-                    seat = (seat + k) % P
-                    break
+            mask = np.zeros(self.game.num_actions, dtype=bool)
+            mover = movement_mask(self.heights, self.tops, self._landing, self.seat_colours, seat, mask)
+            if mover < 0:
+                mask = None
+            else:
+                seat = mover
         self.to_move = seat
         if mask is None:
             self.finished = True
@@ -123,21 +127,8 @@ class SkyScrapersState(GameState):
         seat = self.current_player
         self.turns += 1
         if action < 8 * B:
-            # Python ints throughout: numpy scalar arithmetic costs more than the move itself
-            heights, tops, landing, planes = self.heights, self.tops, self._landing, self._planes
             origin, d = divmod(action, 8)
-            target = int(landing[origin, d])
-            height = int(heights[target]) + int(heights[origin])
-            colour = int(tops[origin])
-            heights[target] = height
-            tops[target] = colour
-            heights[origin] = 0
-            tops[origin] = -1
-            landing[origin] = B
-            landing[target] = self.board.reach[min(height, self.board.max_reach + 1), target]
-            planes[origin, 1:P + 1] = 0
-            planes[target, 1:P + 1] = 0
-            planes[target, 1 + colour] = min(height, B)
+            apply_move(self.heights, self.tops, self._landing, self._planes, self.board.reach, origin, d, P)
             self._start_turn((seat + 1) % P)
         elif action < 9 * B:
             cell = action - 8 * B
@@ -159,6 +150,7 @@ class SkyScrapersState(GameState):
             self.seat_colours[seat] = chosen
             self.seat_colours[1 - seat] = 1 - chosen
             self.phase = MOVE
+            self._columns = self._observation_columns()
             self._planes[:, P + 2] = 0
             self._start_turn(1 - seat)
 
@@ -242,13 +234,8 @@ class SkyScrapersState(GameState):
         """Channels: 0 board cell; 1..P stack heights of the colour of seat (seat + k) % P
         (absolute colours a, b while the colour is being chosen); P+1 placement phase;
         P+2 colour-choice phase; P+3 own tiles left to place."""
-        P, board = self.num_players, self.board
-        if self.phase == CHOOSE:
-            colours = range(1, P + 1)
-        else:
-            colours = [1 + self.seat_colours[(seat + k) % P] for k in range(P)]
-        columns = [0, *colours, P + 1, P + 2, P + 3 + seat]
-        return self._planes.take(columns, axis=1).reshape(board.rows, board.cols, P + 4)
+        board = self.board
+        return self._planes.take(self._columns[seat], axis=1).reshape(board.rows, board.cols, self.num_players + 4)
 
     # ------------------------------------------------------------------ text
     def to_text(self) -> str:

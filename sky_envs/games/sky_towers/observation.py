@@ -109,7 +109,7 @@ class ObservationLayout:
 
     def refresh(self, state) -> None:
         """Bring ``state._pub`` up to date: rewrite what changed (see the state's cache fields)."""
-        pub = state._pub
+        pub, view = state._pub, state._pub_view   # single entries go through the view
         T, blk, n = self.T, self.blk, self.n
         dirty, dirty_row = state._dirty, state._dirty_row
         size = self.p_blocks + 3 * T + 5  # + s * blk: hand size of seat s
@@ -117,12 +117,12 @@ class ObservationLayout:
             for s in range(n):
                 if dirty >> s & 1:
                     pub[10 * s:10 * s + 10] = state.hands[s][1:]
-                    pub[size + s * blk] = state.hand_size[s]
+                    view[size + s * blk] = state.hand_size[s]
             state._dirty = 0
         if state._touched_hand:
             for s, v in state._touched_hand:
-                pub[10 * s + v - 1] = state.hands[s][v]
-                pub[size + s * blk] = state.hand_size[s]
+                view[10 * s + v - 1] = state.hands[s][v]
+                view[size + s * blk] = state.hand_size[s]
             state._touched_hand = []
         if dirty_row:
             for s in range(n):
@@ -142,9 +142,9 @@ class ObservationLayout:
                 if not dirty_row >> s & 1:  # slots of a rewritten row may have moved
                     tower = state.rows[s][slot]
                     b = self.p_blocks + s * blk + 3 * slot
-                    pub[b] = state.sums[s][slot]
-                    pub[b + 1] = tower[-1]
-                    pub[b + 2] = len(tower)
+                    view[b] = state.sums[s][slot]
+                    view[b + 1] = tower[-1]
+                    view[b + 2] = len(tower)
             state._touched_slot = []
         if state._dirty_score:
             holder = state.holder
@@ -160,24 +160,24 @@ class ObservationLayout:
             state._dirty_pool = False
         d = self.p_dyn
         pub[d:] = 0.0
-        pub[d] = len(state.deck)
+        view[d] = len(state.deck)
         if state.final:
-            pub[d + 2] = 1.0
+            view[d + 2] = 1.0
         if state.completed_turn:
-            pub[d + 3] = state.completed_turn
+            view[d + 3] = state.completed_turn
         cur = state.current_player
         flags = d + 11 + T
         if cur >= 0:
-            pub[d + 1] = state.actions_left
-            pub[d + 4 + state.phase] = 1.0
+            view[d + 1] = state.actions_left
+            view[d + 4 + state.phase] = 1.0
             if state.rush_slot >= 0:
-                pub[d + 11 + state.rush_slot] = 1.0
-            pub[flags + 4 * state.turn_of] = 1.0
-            pub[flags + 4 * cur + 1] = 1.0
+                view[d + 11 + state.rush_slot] = 1.0
+            view[flags + 4 * state.turn_of] = 1.0
+            view[flags + 4 * cur + 1] = 1.0
         if state.end_seat >= 0:
-            pub[flags + 4 * state.end_seat + 2] = 1.0
+            view[flags + 4 * state.end_seat + 2] = 1.0
         if state.give_target >= 0:
-            pub[flags + 4 * state.give_target + 3] = 1.0
+            view[flags + 4 * state.give_target + 3] = 1.0
 
     def observe(self, state, seat: int) -> np.ndarray:
         self.refresh(state)

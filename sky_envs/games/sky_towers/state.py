@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from sky_envs.core.state import GameState, win_loss_returns
+from sky_envs.core.buffers import KeepsViews, flat_view
+from sky_envs.core.masks import mask_from_actions
+from sky_envs.core.state import GameState, LazilyCopiedRng, win_loss_returns
 from sky_envs.games.sky_towers.deck import (BIG_BEN, BONUS_NAMES, HAND_SIZE, KING, LUCKY, PERFECT,
                                             ROMANCE, SKY, TRIPLE)
 from sky_envs.games.sky_towers.layout import (ASK, BOTTOM, BUILD, CHAOS, DISMANTLE, DRAW, EXCHANGE,
@@ -36,7 +38,7 @@ FINAL_ACTIONS = 3
 TURN_ACTIONS = 2
 
 
-class SkyTowersState(GameState):
+class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
     """A Sky Towers position. Built by ``SkyTowersGame`` (set-up or position text)."""
 
     def __init__(self, game, rng: np.random.Generator | None):
@@ -45,8 +47,7 @@ class SkyTowersState(GameState):
         self.layout = game.layout
         self.deckinfo = game.deck
         self.n, self.T = n, game.max_towers
-        self._rng = rng if rng is not None else np.random.default_rng()
-        self._rng_copy: tuple | None = None
+        self.rng = rng if rng is not None else np.random.default_rng()
         self.hands = [[0] * 11 for _ in range(n)]
         self.hand_size = [0] * n
         self.rows: list[list[list[int]]] = [[] for _ in range(n)]
@@ -76,33 +77,19 @@ class SkyTowersState(GameState):
         self.known = [[[0] * 11 for _ in range(n)] for _ in range(n)]
         self.lacks = [[0] * n for _ in range(n)]
         self._legal: list[int] | None = None
+        self._actions_of: tuple[list[int], np.ndarray] | None = None   # legal_actions' cache
         # observation cache (see observation.py): a public vector and what changed since it
         # was written: bitmasks of seats whose whole hand (_dirty) or row (_dirty_row) must be
         # rewritten, single hand counts (seat, value) and tower slots (seat, slot) touched,
         # and flags for the score piles / action cards / bonuses and the open pool / discards
         self._pub = np.zeros(game.obs_layout.pub_size, dtype=np.float32)
+        self._views()
         self._dirty = self._dirty_row = (1 << n) - 1
         self._dirty_score = self._dirty_pool = True
         self._touched_hand: list[tuple[int, int]] = []
         self._touched_slot: list[tuple[int, int]] = []
 
     # ================================================================ helpers
-    @property
-    def rng(self) -> np.random.Generator:
-        """The state's generator; a clone copies it lazily (on first use), as it is rarely used."""
-        if self._rng is None:
-            kind, snapshot = self._rng_copy
-            bit_generator = kind(0)
-            bit_generator.state = snapshot
-            self._rng = np.random.Generator(bit_generator)
-            self._rng_copy = None
-        return self._rng
-
-    @rng.setter
-    def rng(self, value: np.random.Generator) -> None:
-        self._rng = value
-        self._rng_copy = None
-
     @property
     def all_seats(self) -> int:
         return (1 << self.n) - 1
@@ -199,13 +186,17 @@ class SkyTowersState(GameState):
 
     # ================================================================ protocol
     def legal_mask(self) -> np.ndarray:
-        mask = bytearray(self.layout.N)
-        for a in self._legal_list():
-            mask[a] = 1
-        return np.frombuffer(mask, dtype=bool)
+        return mask_from_actions(self._legal_list(), self.layout.N)
 
     def legal_actions(self) -> np.ndarray:
-        return np.array(sorted(self._legal_list()), dtype=np.int64)
+        legal = self._legal_list()
+        cached = self._actions_of
+        if cached is not None and cached[0] is legal:   # lists are replaced, never edited
+            return cached[1]
+        actions = np.array(sorted(legal), dtype=np.int64)
+        actions.flags.writeable = False
+        self._actions_of = (legal, actions)
+        return actions
 
     def is_terminal(self) -> bool:
         return self.phase == OVER
@@ -253,12 +244,15 @@ class SkyTowersState(GameState):
 
         return sample_consistent(self, seat, rng)
 
+    _view_names = ("_pub_view",)
+
+    def _views(self) -> None:
+        self._pub_view = flat_view(self._pub)   # single entries of _pub are written through it
+
     def clone(self) -> SkyTowersState:
         new = object.__new__(SkyTowersState)
         new.__dict__.update(self.__dict__)
-        if self._rng is not None:
-            bit_generator = self._rng.bit_generator
-            new._rng, new._rng_copy = None, (type(bit_generator), bit_generator.state)
+        self._copy_rng_to(new)
         new.hands = [h[:] for h in self.hands]
         new.hand_size = self.hand_size[:]
         new.rows = [[t[:] for t in row] for row in self.rows]
@@ -272,6 +266,7 @@ class SkyTowersState(GameState):
         new.lacks = [lt[:] for lt in self.lacks]
         new._legal = None if self._legal is None else self._legal[:]
         new._pub = self._pub.copy()
+        new._views()
         new._touched_hand = self._touched_hand[:]
         new._touched_slot = self._touched_slot[:]
         return new

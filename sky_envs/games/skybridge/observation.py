@@ -91,3 +91,5 @@ def _top_rows() -> np.ndarray:
 
 #: ``TOP_ROWS[piece]`` = feature columns ``F_ROOFED:F_BRIDGES`` when ``piece`` is the top
 TOP_ROWS = _top_rows()
+#: the same rows as memoryviews, for writing into a state's features through a flat view
+TOP_ROW_VIEWS = tuple(memoryview(row) for row in TOP_ROWS)

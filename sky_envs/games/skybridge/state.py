@@ -13,13 +13,13 @@ exactly one), so a position text determines the state completely.
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
-from sky_envs.core.state import GameState, win_loss_returns
+from sky_envs.core.buffers import KeepsViews, flat_view
+from sky_envs.core.masks import mask_from_bits
+from sky_envs.core.state import GameState, LazilyCopiedRng, win_loss_returns
 from sky_envs.games.skybridge.observation import (
-    F_BRIDGES, F_HEIGHT, F_LOWEST, F_ONE, F_ROOFED, F_STOREYS, NUM_FEATURES, TOP_ROWS,
+    F_BRIDGES, F_HEIGHT, F_LOWEST, F_ONE, F_ROOFED, F_STOREYS, NUM_CHANNELS, NUM_FEATURES, TOP_ROW_VIEWS,
 )
 from sky_envs.games.skybridge.pieces import (
     BRIDGE, EMPTY, KIND_NAMES, OPPOSITE, ROOF, SHORT, SUP_B, SUP_R, SUP_S, SUP_T, TALL,
@@ -27,32 +27,7 @@ from sky_envs.games.skybridge.pieces import (
 
 _SUP_OF_KIND = {TALL: SUP_T, SHORT: SUP_S, ROOF: SUP_R, BRIDGE: SUP_B}
 
-#: read-only legal masks by action count, then by the mask as an int (bit a = action a);
-#: shared by every state (the arrays are views of immutable ``bytes``, so nobody can write)
-_MASKS: dict[int, dict[int, np.ndarray]] = {}
-_MASK_CACHE_LIMIT = 1 << 17
-
-
-def mask_from_bits(bits: int, num_actions: int) -> np.ndarray:
-    """The read-only bool mask of ``num_actions`` with exactly the set bits of ``bits``."""
-    cache = _MASKS.get(num_actions)
-    if cache is None:
-        cache = _MASKS[num_actions] = {}
-    mask = cache.get(bits)
-    if mask is None:
-        buf = bytearray(num_actions)
-        rest = bits
-        while rest:
-            low = rest & -rest
-            buf[low.bit_length() - 1] = 1
-            rest ^= low
-        mask = np.frombuffer(bytes(buf), dtype=bool)
-        if len(cache) < _MASK_CACHE_LIMIT:
-            cache[bits] = mask
-    return mask
-
-
-class SkybridgeState(GameState):
+class SkybridgeState(LazilyCopiedRng, KeepsViews, GameState):
     """One Skybridge position (see the module docstring for the representation).
 
     ``features`` is the ``(rows, cols, NUM_FEATURES)`` table of absolute observation features
@@ -72,14 +47,13 @@ class SkybridgeState(GameState):
         self.occ = [[0, 0, 0, 0] for _ in range(B)]
         self.near = [[0, 0, 0, 0] for _ in range(B)]   # OR of occ over the neighbours
         self.features = np.zeros((game.rows, game.cols, NUM_FEATURES), dtype=np.float32)
-        self._flat = self.features.reshape(B, NUM_FEATURES)
-        self._flat[:, F_ONE] = 1
         self.obs_matrix = game.obs_matrix.copy()
+        self._views()
+        self._flat[:, F_ONE] = 1
         for seat, slots in enumerate(supply):
             for slot, sup in enumerate(slots):
                 self.obs_matrix[seat, F_ONE, 26 + slot * 4:30 + slot * 4] = sup
         self._low = -1
-        self._lowest = self._flat[:, F_LOWEST]
         # bit masks over foundations (bit i = foundation i), kept by ``_stack``:
         # _lv[h]: open towers of height h (only non-empty levels); _cb[c]: towers whose top
         # is of colour c; _blocks: towers whose top is a tall or short block
@@ -101,7 +75,9 @@ class SkybridgeState(GameState):
         self._start_turn(to_move)
 
     def clone(self) -> SkybridgeState:
-        twin = copy.copy(self)
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        self._copy_rng_to(twin)
         twin.stacks = [s[:] for s in self.stacks]
         twin.supply = [[s[:] for s in seat] for seat in self.supply]
         twin.heights = self.heights[:]
@@ -110,28 +86,21 @@ class SkybridgeState(GameState):
         twin.occ = [o[:] for o in self.occ]
         twin.near = [o[:] for o in self.near]
         twin.features = self.features.copy()
-        twin._flat = twin.features.reshape(self.game.num_foundations, NUM_FEATURES)
-        twin._lowest = twin._flat[:, F_LOWEST]
         twin._open = self._open[:]
         twin._lv = self._lv.copy()
         twin._cb = self._cb[:]
         twin.obs_matrix = self.obs_matrix.copy()
-        bit_generator = self.rng.bit_generator
-        twin_bits = type(bit_generator)(0)
-        twin_bits.state = bit_generator.state
-        twin.rng = np.random.Generator(twin_bits)
+        twin._views()
         return twin
 
-    def __getstate__(self) -> dict:
-        """Pickle / deepcopy without the views into ``features`` (rebuilt on load)."""
-        state = self.__dict__.copy()
-        del state["_flat"], state["_lowest"]
-        return state
+    _view_names = ("_flat", "_fmv", "_mmv")
 
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
+    def _views(self) -> None:
+        """The views into ``features`` and ``obs_matrix`` the hot path writes through:
+        ``_flat`` (foundation, feature) and flat memoryviews of both (see ``core.buffers``)."""
         self._flat = self.features.reshape(self.game.num_foundations, NUM_FEATURES)
-        self._lowest = self._flat[:, F_LOWEST]
+        self._fmv = flat_view(self.features)
+        self._mmv = flat_view(self.obs_matrix)
 
     # ------------------------------------------------------------ placement
     def _stack(self, i: int, colour: int, kind: int) -> None:
@@ -167,13 +136,13 @@ class SkybridgeState(GameState):
             self._blocks |= bit
         else:
             self._blocks &= ~bit
-        flat = self._flat
-        flat[i, F_ROOFED:F_BRIDGES] = TOP_ROWS[colour * 8 + kind]
-        flat[i, F_HEIGHT] = base + storeys
+        fmv, row = self._fmv, i * NUM_FEATURES
+        fmv[row + F_ROOFED:row + F_BRIDGES] = TOP_ROW_VIEWS[colour * 8 + kind]
+        fmv[row + F_HEIGHT] = base + storeys
         if storeys:
-            flat[i, F_STOREYS + colour] += storeys
+            fmv[row + F_STOREYS + colour] += storeys
         if kind >= BRIDGE:
-            flat[i, F_BRIDGES + colour * 4 + kind - BRIDGE] += 1
+            fmv[row + F_BRIDGES + colour * 4 + kind - BRIDGE] += 1
 
     def lowest_level(self) -> int | None:
         """The minimum height over open towers (None when every tower is roofed)."""
@@ -341,17 +310,17 @@ class SkybridgeState(GameState):
         lv = self._lv
         levels = sorted(lv)
         low = levels[0] if levels else -1
-        lowest = self._lowest
+        fmv = self._fmv
         if changed is not None and low == self._low:  # the changed towers left the lowest level
             for i in changed:
-                lowest[i] = 0
+                fmv[i * NUM_FEATURES + F_LOWEST] = 0
         else:
-            lowest[:] = 0
+            self._flat[:, F_LOWEST] = 0
             if levels:
                 rest = lv[low]
                 while rest:
                     bit = rest & -rest
-                    lowest[bit.bit_length() - 1] = 1
+                    fmv[(bit.bit_length() - 1) * NUM_FEATURES + F_LOWEST] = 1
                     rest ^= bit
         self._low = low
         bits = 0
@@ -408,7 +377,7 @@ class SkybridgeState(GameState):
             changed = (target,)
         left = sup[sup_index] - 1
         sup[sup_index] = left
-        self.obs_matrix[seat, F_ONE, 26 + slot * 4 + sup_index] = left
+        self._mmv[(seat * NUM_FEATURES + F_ONE) * NUM_CHANNELS + 26 + slot * 4 + sup_index] = left
         self.pieces_on_board += 1
         self._start_turn((seat + 1) % self.num_players, changed)
 

@@ -108,7 +108,7 @@ class PUCTSearch:
         probabilities, values = self.evaluate(observations, masks)
         nodes = []
         for world, p, v, mask in zip(worlds, probabilities, values, masks):
-            actions = np.flatnonzero(mask)
+            actions = world.legal_actions()
             prior = p[actions].astype(np.float64)
             total = prior.sum()
             prior = prior / total if total > 0 else np.full(actions.size, 1.0 / actions.size)

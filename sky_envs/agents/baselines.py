@@ -5,10 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from sky_envs.agents.base import Agent, random_legal
-from sky_envs.agents.heuristics import evaluate
+from sky_envs.agents.heuristics import ACTION_VALUES, WIN, evaluate
 from sky_envs.core.state import GameState
-
-WIN = 1000.0
 
 
 class RandomAgent(Agent):
@@ -25,7 +23,9 @@ class GreedyAgent(Agent):
     result the game's heuristic likes best (ties broken at random).
 
     Hidden information is first resampled from the seat's point of view, so the agent
-    never uses cards it cannot see.
+    never uses cards it cannot see. Games listed in ``heuristics.ACTION_VALUES`` score all
+    their actions at once (the same values, from arrays); the others play each action on
+    a clone.
     """
 
     name = "greedy"
@@ -36,13 +36,18 @@ class GreedyAgent(Agent):
         seat = state.current_player
         world = state.sample_consistent(seat, self.rng)
         legal = world.legal_actions()
-        values = np.empty(legal.size)
-        for k, action in enumerate(legal):
-            child = world.clone()
-            child.apply(int(action))
-            if child.is_terminal():
-                values[k] = WIN * child.returns()[seat]
-            else:
-                values[k] = evaluate(child, seat)
+        values = ACTION_VALUES[world.game.name](world, seat, legal) if world.game.name in ACTION_VALUES else None
+        if values is None:
+            values = self.played_values(world, seat, legal)
         best = np.flatnonzero(values == values.max())
         return int(legal[best[self.rng.integers(best.size)]])
+
+    @staticmethod
+    def played_values(world: GameState, seat: int, legal: np.ndarray) -> np.ndarray:
+        """The value of each legal action: play it on a clone, then judge the result."""
+        values = np.empty(legal.size)
+        for k, action in enumerate(legal.tolist()):
+            child = world.clone()
+            child._apply(action)  # legal by construction: skip apply()'s checks
+            values[k] = WIN * child.returns()[seat] if child.is_terminal() else evaluate(child, seat)
+        return values

@@ -14,6 +14,7 @@ self-play with many games cheap: a batch-1 forward costs about as much as a batc
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
@@ -121,9 +122,11 @@ def actor_for(agent: Agent | Actor, seed: int | None = None) -> Actor:
     return AgentActor(agent)
 
 
-def advance(states: Sequence[GameState], games: Sequence[int], actor_of: Callable[[int, int], Actor | None]) -> None:
+def advance(states: Sequence[GameState], games: Sequence[int], actor_of: Callable[[int, int], Actor | None],
+            seconds: dict[str, float] | None = None) -> None:
     """Play ``states[i]`` for every ``i`` in ``games`` until the seat to move has no actor
-    (``actor_of(i, seat)`` is None) or the game is over, one batched call per actor per round."""
+    (``actor_of(i, seat)`` is None) or the game is over, one batched call per actor per round.
+    ``seconds``, if given, accumulates the time each actor (by name) spent deciding."""
     pending = list(games)
     while pending:
         waiting: dict[Actor, list[int]] = defaultdict(list)
@@ -134,7 +137,10 @@ def advance(states: Sequence[GameState], games: Sequence[int], actor_of: Callabl
                 if actor is not None:
                     waiting[actor].append(i)
         for actor, group in waiting.items():
+            start = time.perf_counter()
             actions = actor.act([states[i] for i in group])
+            if seconds is not None:
+                seconds[actor.name] = seconds.get(actor.name, 0.0) + time.perf_counter() - start
             for i, action in zip(group, actions):
                 states[i].apply(int(action))  # checks legality: an opponent never plays a masked action
         pending = [i for group in waiting.values() for i in group]

@@ -108,6 +108,7 @@ class SelfPlayVecEnv(GamesVecEnv):
         self._masks = np.zeros((n, self.game.num_actions), dtype=bool)
         self._actions: np.ndarray | None = None
         self.rng = np.random.default_rng(seed)
+        self.decision_seconds: dict[str, float] = {}  # time each opponent (by name) spent deciding
 
     # ------------------------------------------------------------- episodes
     def _start_episode(self, i: int) -> None:
@@ -132,7 +133,7 @@ class SelfPlayVecEnv(GamesVecEnv):
         episodes on the way."""
         pending = list(slots)
         while pending:
-            advance(self.states, pending, self._actor_of)
+            advance(self.states, pending, self._actor_of, self.decision_seconds)
             again = []
             for i in pending:
                 state = self.states[i]

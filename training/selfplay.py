@@ -64,6 +64,7 @@ class SelfPlayRun:
         self.quick_evals: list[dict] = []
         self.model = None
         self.command = ""  # the command line that started the run (and resumed it), recorded in checkpoints
+        self.decision_seconds: dict[str, float] = {}  # opponents' time deciding, by name (one process only)
 
     # ---------------------------------------------------------------- set-up
     def _make_vec_env(self):
@@ -153,6 +154,7 @@ class SelfPlayRun:
             self.model = model
             return self._learn(model, vec, resume, callback)
         finally:
+            self.decision_seconds = dict(getattr(vec, "decision_seconds", {}))
             vec.close()
 
     def _learn(self, model, vec, resume: bool, callback) -> Path:

@@ -61,13 +61,27 @@ def test_greedy_scores_every_move_at_once_exactly_as_playing_each_one():
                                               "lines": "orthogonal"}, {"positioning": "strategic"}):
         game = make_game("sky_scrapers_v0", **options)
         rng = np.random.default_rng(7)
+        states = []  # positions of several games (random boards: several boards at once)
         for _ in range(6):
             state = game.new_initial_state(rng)
             while state.current_player >= 0:
+                states.append(state.clone())
                 legal = state.legal_actions()
-                fast = ACTION_VALUES["sky_scrapers"](state, state.current_player, legal)
-                if fast is not None:
-                    assert np.array_equal(fast, GreedyAgent.played_values(state, state.current_player, legal))
-                    checked += 1
                 state.apply(int(legal[rng.integers(legal.size)]))
+        for state, fast in zip(states, ACTION_VALUES["sky_scrapers"](states)):
+            if fast is not None:
+                legal = state.legal_actions()
+                assert np.array_equal(fast, GreedyAgent.played_values(state, state.current_player, legal))
+                checked += 1
     assert checked > 100
+
+
+def test_greedy_decides_many_games_as_it_decides_each():
+    game = make_game("sky_scrapers_v0", board="random", rows=6, cols=6, positioning="random")
+    rng = np.random.default_rng(3)
+    states = [game.new_initial_state(rng) for _ in range(30)]
+    for state in states[::2]:  # some past the colour choice, in the move phase
+        state.apply(int(state.legal_actions()[0]))
+    together = GreedyAgent(seed=5).act_many(states)
+    one_by_one = GreedyAgent(seed=5)
+    assert together == [one_by_one.act({"action_mask": s.legal_mask()}, s) for s in states]

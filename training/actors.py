@@ -10,6 +10,9 @@ self-play with many games cheap: a batch-1 forward costs about as much as a batc
 * :class:`RandomActor` — a uniformly random legal action.
 * :class:`AgentActor` — any :class:`~sky_envs.agents.Agent` (greedy, MCTS, your own), one
   ``act`` call per game: the fallback for agents that search rather than evaluate.
+
+:func:`advance` plays many games forward together, grouping the games that wait on the same
+actor into one call; the collector and the batched quick evaluations are built on it.
 """
 
 from __future__ import annotations
@@ -94,13 +97,17 @@ class RandomActor(Actor):
 
 
 class AgentActor(Actor):
-    """Any :class:`Agent`, asked game by game (it may search the state)."""
+    """Any :class:`Agent`: all games in one ``act_many(states)`` call where the agent has one
+    (the greedy baseline scores the moves of many games together), else game by game."""
 
     def __init__(self, agent: Agent):
         self.agent = agent
         self.name = agent.name
 
     def act(self, states: Sequence[GameState]) -> np.ndarray:
+        act_many = getattr(self.agent, "act_many", None)
+        if act_many is not None:
+            return np.asarray(act_many(states), dtype=np.int64)
         out = np.empty(len(states), dtype=np.int64)
         for k, state in enumerate(states):
             seat = state.current_player

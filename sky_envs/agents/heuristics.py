@@ -3,16 +3,17 @@
 Higher is better for ``seat``. A game without an entry here is judged by the ``scores``
 its state reports in ``info()`` (own score minus the best other), or not at all.
 
-A game may also score every legal action at once without playing each one
-(:data:`ACTION_VALUES`): the greedy agent's one-ply values, computed on arrays. It must
-give exactly the values that playing each action on a clone and evaluating the result
-would (``tests/test_agents.py`` checks this on random positions); it returns ``None``
-where it does not apply, and the agent falls back to clone-and-play.
+A perfect-information game may also score every legal action of many positions at once,
+without playing any (:data:`ACTION_VALUES`): the greedy agent's one-ply values, computed
+on arrays (the self-play collector asks for all its greedy games' moves in one call). They
+must be exactly the values that playing each action on a clone and evaluating the result
+would give (``tests/test_training_opponents.py`` checks this on random positions); a
+position it does not cover gets ``None``, and the agent plays its actions on clones.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -29,35 +30,38 @@ def score_lead(state: GameState, seat: int) -> float:
     return float(scores[seat] - max(others))
 
 
-def _lead(values: np.ndarray, seat: int) -> np.ndarray:
-    """``values[:, seat]`` minus the best other seat's, per row of a ``(K, players)`` array."""
-    others = [i for i in range(values.shape[1]) if i != seat]
-    return values[:, seat] - values[:, others].max(axis=1)
+def _lead(values: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """Per row of a ``(K, players)`` array: the value of that row's seat minus the best other seat's."""
+    rows = np.arange(len(values))
+    others = np.where(np.arange(values.shape[1]) == seats[:, None], -np.inf, values)
+    return values[rows, seats] - others.max(axis=1)
 
 
 def sky_scrapers_tallies(heights: np.ndarray, tops: np.ndarray, colours: np.ndarray, skyscraper_height: int):
-    """Per position (rows of ``heights``/``tops``, ``(K, B)``) and seat: sky scrapers, the
-    tallest one (0 if none) and the tiles under the seat's control, each ``(K, players)``."""
-    own = tops[:, None, :] == colours[None, :, None]
+    """Per position (rows of ``heights``/``tops``, ``(K, B)``) and seat (``colours``, each
+    row's seat colours, ``(K, players)``): sky scrapers, the tallest one (0 if none) and the
+    tiles under the seat's control, each ``(K, players)``."""
+    own = tops[:, None, :] == colours[:, :, None]
     stacks = np.where(own, heights[:, None, :], 0)
     tall = np.where(stacks >= skyscraper_height, stacks, 0)
     return (tall > 0).sum(axis=2), tall.max(axis=2), stacks.sum(axis=2)
 
 
-def _sky_scrapers_values(counts, tallest, tiles, seat: int) -> np.ndarray:
+def _sky_scrapers_values(counts, tallest, tiles, seats: np.ndarray) -> np.ndarray:
     """Sky scraper lead first, then tiles under own control (capturing a stack takes all of it)."""
-    return _lead(counts, seat) + 0.05 * _lead(tiles, seat) + 0.01 * _lead(tallest, seat)
+    return _lead(counts, seats) + 0.05 * _lead(tiles, seats) + 0.01 * _lead(tallest, seats)
 
 
 def sky_scrapers(state, seat: int) -> float:
     B = state.board.size
-    tallies = sky_scrapers_tallies(state.heights[None, :B], state.tops[None], state.seat_colours,
+    tallies = sky_scrapers_tallies(state.heights[None, :B], state.tops[None], state.seat_colours[None],
                                    state.game.skyscraper_height)
-    return float(_sky_scrapers_values(*tallies, seat)[0])
+    return float(_sky_scrapers_values(*tallies, np.array([seat]))[0])
 
 
-def sky_scrapers_moves(state, seat: int, legal: np.ndarray) -> np.ndarray | None:
-    """One-ply values of every legal stack move (the move phase), from arrays.
+def sky_scrapers_moves(states: Sequence) -> list[np.ndarray | None]:
+    """One-ply values of every legal stack move (the move phase) in each of ``states``, all
+    scored together from arrays; ``None`` for a state in another phase.
 
     A move empties its origin and puts the whole stack on the landing cell; the game then
     ends when no stack anywhere can move (as ``SkyScrapersState._start_turn`` decides), and
@@ -65,44 +69,61 @@ def sky_scrapers_moves(state, seat: int, legal: np.ndarray) -> np.ndarray | None
     """
     from sky_envs.games.sky_scrapers.state import MOVE
 
-    if state.phase != MOVE:
-        return None
-    board, B, K = state.board, state.board.size, legal.size
-    rows = np.arange(K)
-    origin, direction = np.divmod(legal, 8)
-    landing = state._landing
-    target = landing[origin, direction]
-    heights = np.repeat(state.heights[None], K, axis=0)
-    tops = np.repeat(state.tops[None], K, axis=0)
+    out: list[np.ndarray | None] = [None] * len(states)
+    covered = [k for k, state in enumerate(states) if state.phase == MOVE]
+    if not covered:
+        return out
+    group = [states[k] for k in covered]
+    J, B = len(group), group[0].board.size
+    legals = [state.legal_actions() for state in group]
+    bounds = np.cumsum([0] + [legal.size for legal in legals])
+    owner = np.repeat(np.arange(J), np.diff(bounds))
+    origin, direction = np.divmod(np.concatenate(legals), 8)
+    rows = np.arange(origin.size)
+    parent_heights = np.stack([state.heights for state in group])  # (J, B + 1)
+    landing = np.stack([state._landing for state in group])         # (J, B, 8)
+    target = landing[owner, origin, direction]
+    heights = parent_heights[owner]
+    tops = np.stack([state.tops for state in group])[owner]
     moved = heights[rows, origin] + heights[rows, target]
     heights[rows, target], heights[rows, origin] = moved, 0
     tops[rows, target], tops[rows, origin] = tops[rows, origin], -1
-    # Does any stack still move? The moved stack from its new landing row; any other stack
-    # (not on origin or target) as before, unless it was landing on the now empty origin.
-    new_row = board.reach[np.minimum(moved, board.max_reach + 1), target]
-    moves_on = ((new_row != origin[:, None]) & (state.heights[new_row] > 0)).any(axis=1)
-    movable = state.heights[landing] > 0
-    per_cell = movable.sum(axis=1)
-    onto = np.bincount(landing[movable], minlength=B + 1)
-    target_onto_origin = (movable[target] & (landing[target] == origin[:, None])).sum(axis=1)
-    others = per_cell.sum() - per_cell[origin] - per_cell[target] - onto[origin] + target_onto_origin
+    # Does any stack still move? The moved stack from its new landing row (each board has
+    # its own reach table); any other stack (not on origin or target) as before, unless it
+    # was landing on the now empty origin.
+    new_row = np.empty((origin.size, 8), dtype=np.intp)
+    for j, state in enumerate(group):
+        part = slice(bounds[j], bounds[j + 1])
+        board = state.board
+        new_row[part] = board.reach[np.minimum(moved[part], board.max_reach + 1), target[part]]
+    moves_on = ((new_row != origin[:, None]) & (parent_heights[owner[:, None], new_row] > 0)).any(axis=1)
+    movable = np.take_along_axis(parent_heights, landing.reshape(J, -1), axis=1).reshape(J, B, 8) > 0
+    per_cell = movable.sum(axis=2)
+    onto = np.bincount((np.arange(J)[:, None, None] * (B + 1) + landing)[movable],
+                       minlength=J * (B + 1)).reshape(J, B + 1)
+    target_onto_origin = (movable[owner, target] & (landing[owner, target] == origin[:, None])).sum(axis=1)
+    others = (per_cell.sum(axis=1)[owner] - per_cell[owner, origin] - per_cell[owner, target]
+              - onto[owner, origin] + target_onto_origin)
     finished = ~moves_on & (others == 0)
-    counts, tallest, tiles = sky_scrapers_tallies(heights[:, :B], tops, state.seat_colours,
-                                                  state.game.skyscraper_height)
-    values = _sky_scrapers_values(counts, tallest, tiles, seat)
+    seats = np.array([state.current_player for state in group])[owner]
+    colours = np.stack([state.seat_colours for state in group])[owner]
+    counts, tallest, tiles = sky_scrapers_tallies(heights[:, :B], tops, colours, group[0].game.skyscraper_height)
+    values = _sky_scrapers_values(counts, tallest, tiles, seats)
     if finished.any():
-        values[finished] = WIN * _win_loss(counts[finished], tallest[finished], seat)
-    return values
+        values[finished] = WIN * _win_loss(counts[finished], tallest[finished], seats[finished])
+    for j, k in enumerate(covered):
+        out[k] = values[bounds[j]:bounds[j + 1]]
+    return out
 
 
-def _win_loss(counts: np.ndarray, tallest: np.ndarray, seat: int) -> np.ndarray:
-    """``seat``'s return in finished Sky Scrapers games (``SkyScrapersState.winners`` and the
-    shared win/loss convention): most sky scrapers, then the tallest; all tied or none built
-    is a draw."""
+def _win_loss(counts: np.ndarray, tallest: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """Each row's seat's return in finished Sky Scrapers games (``SkyScrapersState.winners``
+    and the shared win/loss convention): most sky scrapers, then the tallest; all tied or
+    none built is a draw."""
     key = counts * (tallest.max() + 1) + tallest  # orders (count, tallest) pairs
     winners = key == key.max(axis=1, keepdims=True)
     draw = (counts.max(axis=1) == 0) | winners.all(axis=1)
-    return np.where(draw, 0.0, np.where(winners[:, seat], 1.0, -1.0))
+    return np.where(draw, 0.0, np.where(winners[np.arange(len(seats)), seats], 1.0, -1.0))
 
 
 def scala(state, seat: int) -> float:
@@ -123,7 +144,7 @@ HEURISTICS: dict[str, Callable[[GameState, int], float]] = {
     "scala": scala,
 }
 
-ACTION_VALUES: dict[str, Callable[[GameState, int, np.ndarray], np.ndarray | None]] = {
+ACTION_VALUES: dict[str, Callable[[Sequence[GameState]], list[np.ndarray | None]]] = {
     "sky_scrapers": sky_scrapers_moves,
 }
 

@@ -18,8 +18,13 @@ wall time), so start-up (imports, model construction, the first reset) cancels o
 
 Both run torch on one thread (the configs' ``train.torch_threads``; on the shared 2-core
 machine torch's default of two threads makes the tutorial's small updates erratic, and
-slower). The tutorial is measured before and after the self-play runs and the mean is the
-reference, so a machine whose load changes during the run skews the ratio less.
+slower). Each round measures the tutorial, then every config; the table gives the median
+over ``--rounds`` of each rate and of each ratio to the same round's tutorial.
+
+Two clocks: wall time (what a user waits for, the figure of record) and this process's
+CPU time, which a busy machine hardly disturbs (with one process and one torch thread the
+two agree on an idle machine; CPU time does not see worker processes, so it is left out
+for ``train.processes`` > 1).
 
 A learner step is one decision the learner trains on. Timings live here, never in tests.
 """
@@ -32,14 +37,26 @@ import io
 import sys
 import tempfile
 import time
+from statistics import median
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
 
-def tutorial_seconds(steps: int, seed: int = 0) -> float:
-    """Wall time of the tutorial's ``model.learn(steps)`` on connect_four_v3."""
+class Clocks:
+    """Wall and CPU seconds of a ``with`` block."""
+
+    def __enter__(self) -> Clocks:
+        self._wall, self._cpu = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.wall, self.cpu = time.perf_counter() - self._wall, time.process_time() - self._cpu
+
+
+def tutorial_run(steps: int, seed: int = 0) -> tuple[int, Clocks]:
+    """(steps, clocks) of the tutorial's ``model.learn(steps)`` on connect_four_v3."""
     import gymnasium
     import pettingzoo.utils
     from pettingzoo.classic import connect_four_v3
@@ -72,33 +89,32 @@ def tutorial_seconds(steps: int, seed: int = 0) -> float:
     env = ActionMasker(env, lambda e: e.action_mask())
     model = MaskablePPO(MaskableActorCriticPolicy, env, verbose=0)
     model.set_random_seed(seed)
-    start = time.perf_counter()
-    model.learn(total_timesteps=steps)
-    return time.perf_counter() - start
+    with Clocks() as clocks, contextlib.redirect_stdout(io.StringIO()):
+        model.learn(total_timesteps=steps)
+    return steps, clocks
 
 
-def selfplay_run(config: dict, steps: int) -> tuple[int, float, dict[str, float]]:
-    """(learner steps done, wall time of ``SelfPlayRun.train()``, each opponent's share of
-    that time) for a budget of ``steps``; checkpoints count as one opponent."""
+def selfplay_run(config: dict, steps: int) -> tuple[int, Clocks, dict[str, float]]:
+    """(learner steps done, clocks of ``SelfPlayRun.train()``, each opponent's share of its
+    wall time) for a budget of ``steps``; checkpoints count as one opponent."""
     from training.selfplay import SelfPlayRun
 
     config = {**config, "train": {**config["train"], "timesteps": steps}}
     with tempfile.TemporaryDirectory() as run_dir:
         run = SelfPlayRun(config, run_dir, progress=False, log=lambda *a: None)
-        start = time.perf_counter()
-        run.train()
-        seconds = time.perf_counter() - start
+        with Clocks() as clocks:
+            run.train()
     shares: dict[str, float] = {}
     for name, spent in run.decision_seconds.items():
         key = "checkpoints" if name.startswith("step_") else name
-        shares[key] = shares.get(key, 0.0) + spent / seconds
-    return run.steps_done, seconds, shares
+        shares[key] = shares.get(key, 0.0) + spent / clocks.wall
+    return run.steps_done, clocks, shares
 
 
-def marginal(first: tuple, second: tuple) -> float:
-    """Learner steps/s between two runs, from their (steps, seconds, ...)."""
-    (steps_a, seconds_a), (steps_b, seconds_b) = first[:2], second[:2]
-    return (steps_b - steps_a) / max(seconds_b - seconds_a, 1e-9)
+def marginal(first: tuple, second: tuple) -> dict[str, float]:
+    """Learner steps/s between two runs given as (steps, clocks, ...), by wall and CPU time."""
+    steps = second[0] - first[0]
+    return {clock: steps / max(getattr(second[1], clock) - getattr(first[1], clock), 1e-9) for clock in ("wall", "cpu")}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -107,6 +123,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--budgets", nargs=2, type=int, metavar=("SMALL", "LARGE"),
                         help="learner-step budgets of the self-play runs (default: 2 and 6 rollouts)")
     parser.add_argument("--tutorial-budgets", nargs=2, type=int, default=[4096, 12288], metavar=("SMALL", "LARGE"))
+    parser.add_argument("--rounds", type=int, default=1, help="repeat every measurement, report medians")
     parser.add_argument("--set", nargs="*", default=[], metavar="SECTION.KEY=VALUE",
                         help="config overrides for every self-play run, e.g. train.processes=2 (YAML values)")
     args = parser.parse_args(argv)
@@ -123,27 +140,34 @@ def main(argv: list[str] | None = None) -> None:
     import torch
 
     torch.set_num_threads(1)
-
-    def tutorial_rate() -> float:
+    rows: dict[str, list[tuple[dict, dict]]] = {}  # name -> per round (rates, ratios)
+    shares: dict[str, dict[str, float]] = {}
+    for _ in range(args.rounds):
         small, large = args.tutorial_budgets
-        with contextlib.redirect_stdout(io.StringIO()):
-            return marginal((small, tutorial_seconds(small)), (large, tutorial_seconds(large)))
+        tutorial = marginal(tutorial_run(small), tutorial_run(large))
+        rows.setdefault(TUTORIAL, []).append((tutorial, {"wall": 1.0, "cpu": 1.0}))
+        for path, config in zip(args.configs, configs):
+            rollout = config["train"]["n_envs"] * config["ppo"]["n_steps"]
+            small, large = args.budgets or (2 * rollout, 6 * rollout)
+            first, second = selfplay_run(config, small), selfplay_run(config, large)
+            rates = marginal(first, second)
+            if config["train"]["processes"] > 1:
+                rates["cpu"] = float("nan")
+            rows.setdefault(Path(path).name, []).append((rates, {k: rates[k] / tutorial[k] for k in rates}))
+            shares[Path(path).name] = second[2]
+    print(f"{'run':<36}{'steps/s wall':>13}{'x tutorial':>11}{'steps/s cpu':>13}{'x tutorial':>11}"
+          f"   opponents' share of the larger run's wall time")
+    for name, measured in rows.items():
+        cells = []
+        for clock in ("wall", "cpu"):
+            cells.append(f"{median([m[0][clock] for m in measured]):>13,.0f}{median([m[1][clock] for m in measured]):>11.2f}")
+        spent = ", ".join(f"{who} {share:.0%}" for who, share in sorted(shares.get(name, {}).items(), key=lambda kv: -kv[1]))
+        print(f"{name:<36}{''.join(cells)}   {spent}")
+    if args.rounds > 1:
+        print(f"(medians of {args.rounds} rounds)")
 
-    before = tutorial_rate()
-    results = []
-    for config in configs:
-        rollout = config["train"]["n_envs"] * config["ppo"]["n_steps"]
-        small, large = args.budgets or (2 * rollout, 6 * rollout)
-        first, second = selfplay_run(config, small), selfplay_run(config, large)
-        results.append((marginal(first, second), second[2]))
-    after = tutorial_rate()
-    tutorial = (before + after) / 2
-    print(f"{'run':<40}{'learner steps/s':>16}{'x tutorial':>12}   opponents' share of the larger run")
-    print(f"{'PettingZoo SB3 tutorial (connect_four_v3)':<40}{tutorial:>16,.0f}{1.0:>12.2f}"
-          f"   (tutorial before {before:,.0f}, after {after:,.0f})")
-    for path, (rate, shares) in zip(args.configs, results):
-        spent = ", ".join(f"{name} {share:.0%}" for name, share in sorted(shares.items(), key=lambda kv: -kv[1]))
-        print(f"{Path(path).name:<40}{rate:>16,.0f}{rate / tutorial:>12.2f}   {spent}")
+
+TUTORIAL = "PettingZoo SB3 tutorial (connect_four)"
 
 
 if __name__ == "__main__":

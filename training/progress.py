@@ -41,8 +41,10 @@ class RolloutCycles(BaseCallback):
         if self.progress:
             from tqdm import tqdm
 
+            # tqdm's own rate would average in checkpoints and quick evaluations: show ours only
             self._bar = tqdm(total=self.total, initial=self.model.num_timesteps, unit="step", dynamic_ncols=True,
-                             mininterval=0.5, desc="self-play")
+                             mininterval=0.5, desc="self-play",
+                             bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}{postfix}]")
 
     def _close_cycle(self) -> None:
         if self._cycle_start is None:
@@ -72,8 +74,8 @@ class RolloutCycles(BaseCallback):
         self._cycle_start, self._cycle_steps = time.perf_counter(), self.model.num_timesteps
 
     def _on_step(self) -> bool:
-        if self._bar is not None:
-            self._bar.update(self.training_env.num_envs)
+        if self._bar is not None:  # the last rollout may run past the total: the bar stops at it
+            self._bar.update(max(0, min(self.training_env.num_envs, self.total - self._bar.n)))
         return True
 
     def _on_training_end(self) -> None:

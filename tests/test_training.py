@@ -5,33 +5,19 @@ import json
 import numpy as np
 import pytest
 import torch
-from stable_baselines3.common.callbacks import BaseCallback
 
 import sky_envs
 from sky_envs.agents import PolicyAgent, load_checkpoint, make_agent
 from sky_envs.gym_env import SingleAgentEnv
+from tests.training_support import TINY, quiet, tiny_config
 from training.config import load_config
 from training.ratings import bradley_terry, wilson_interval
 from training.selfplay import SelfPlayRun
 
-TINY = {
-    "env.id": "sky_scrapers_v0",
-    "env.options": {"board": "square", "rows": 4, "cols": 4, "positioning": "random"},
-    "train.timesteps": 256, "train.n_envs": 2, "train.checkpoint_every": 128, "train.quick_eval_games": 2,
-    "ppo.n_steps": 32, "ppo.batch_size": 32, "ppo.n_epochs": 1,
-    "policy.hidden": [32], "pool.window": 2,
-    "eval.games": 2, "eval.opponents": ["random", "greedy", "mcts"], "eval.mcts_simulations": 4,
-}
-
-
-def tiny_config(**changes):
-    return load_config(None, **{**TINY, **changes})
-
-
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     run_dir = tmp_path_factory.mktemp("run")
-    run = SelfPlayRun(tiny_config(), run_dir, progress=False, log=lambda *a: None)
+    run = SelfPlayRun(tiny_config(), run_dir, progress=False, log=quiet)
     final = run.train()
     report = run.evaluate(final)
     return run, final, report
@@ -43,12 +29,23 @@ def test_a_run_writes_checkpoints_a_final_policy_and_a_report(trained):
     assert [p.name for p in checkpoints] == ["step_000000128.pt", "step_000000256.pt"]
     assert final.is_file() and (run.run_dir / "model_latest.zip").is_file()
     state = json.loads((run.run_dir / "run_state.json").read_text())
-    assert state["steps_done"] == 256 and len(state["pool"]) == 2 and len(state["quick_evals"]) == 2
+    assert state["steps_done"] == 256 and len(state["quick_evals"]) == 2
+    assert state["pool"] == ["checkpoints/step_000000128.pt", "checkpoints/step_000000256.pt"]  # run-relative
     assert set(report["ratings"]) == {"policy", "random", "greedy", "mcts"} and report["ratings"]["random"] == 0
     assert len(report["pairings"]) == 6 and all(p["games"] == 2 for p in report["pairings"])
     for suffix in ("json", "csv", "png"):
         assert (run.run_dir / f"evaluation.{suffix}").stat().st_size > 0
     assert list(run.run_dir.glob("tb/*"))
+
+
+def test_tensorboard_shows_learner_steps_per_second(trained):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    run, _, _ = trained
+    (events,) = run.run_dir.glob("tb/*")
+    scalars = EventAccumulator(str(events)).Reload()
+    rates = [event.value for event in scalars.Scalars("time/learner_steps_per_s")]
+    assert len(rates) == 4 and all(rate > 0 for rate in rates)  # one per rollout-and-update cycle
 
 
 def test_checkpoint_plays_in_the_aec_env_and_as_a_gym_opponent(trained):
@@ -66,27 +63,6 @@ def test_checkpoint_plays_in_the_aec_env_and_as_a_gym_opponent(trained):
     gym_env.step(int(np.flatnonzero(info["action_mask"])[0]))
 
 
-def test_interrupted_run_resumes_where_it_stopped(tmp_path):
-    class StopAt(BaseCallback):
-        def _on_step(self):
-            if self.num_timesteps >= 160:
-                raise KeyboardInterrupt
-            return True
-
-    config = tiny_config()
-    first = SelfPlayRun(config, tmp_path, progress=False, log=lambda *a: None)
-    with pytest.raises(KeyboardInterrupt):
-        first.train(callback=StopAt())
-    saved = json.loads((tmp_path / "run_state.json").read_text())
-    assert 160 <= saved["steps_done"] < 256 and saved["pool"]
-    with pytest.raises(ValueError, match="already holds a run"):
-        SelfPlayRun(config, tmp_path, progress=False).train()
-    second = SelfPlayRun(config, tmp_path, progress=False, log=lambda *a: None)
-    second.train(resume=True)
-    # the interrupted rollout is redone: the run ends after the first whole rollout past 256
-    assert 256 <= json.loads((tmp_path / "run_state.json").read_text())["steps_done"] <= 256 + 64
-
-
 def test_config_errors_are_clear(tmp_path):
     with pytest.raises(ValueError, match="unknown config key 'train.timestep'"):
         load_config(None, **{"env.id": "sky_scrapers_v0", "train.timestep": 5})
@@ -94,6 +70,8 @@ def test_config_errors_are_clear(tmp_path):
         load_config(None)
     with pytest.raises(ValueError, match="train.n_envs must be a positive integer"):
         load_config(None, **{"env.id": "sky_scrapers_v0", "train.n_envs": 0})
+    with pytest.raises(ValueError, match="train.processes"):
+        load_config(None, **{"env.id": "sky_scrapers_v0", "train.n_envs": 2, "train.processes": 3})
     with pytest.raises(ValueError, match="pool.latest"):
         load_config(None, **{"env.id": "sky_scrapers_v0", "pool.latest": 2})
     with pytest.raises(ValueError, match="does not exist"):

@@ -6,24 +6,33 @@ import signal
 from contextlib import contextmanager
 
 
-def _raise_keyboard_interrupt(signum, frame):
-    raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+class TrainingInterrupted(KeyboardInterrupt):
+    """Training stopped by SIGINT (Ctrl-C) or SIGTERM; ``signum`` says which."""
+
+    def __init__(self, signum: int):
+        super().__init__(f"signal {signal.Signals(signum).name}")
+        self.signum = signum
+
+
+def _raise_interrupted(signum, frame):
+    raise TrainingInterrupted(signum)
 
 
 @contextmanager
 def interrupts_as_keyboard():
-    """Inside the block SIGTERM raises ``KeyboardInterrupt`` (what Ctrl-C raises), so one
-    handler saves a run however it is stopped. Only the main thread can set handlers;
-    elsewhere the block changes nothing."""
+    """Inside the block SIGINT and SIGTERM raise :class:`TrainingInterrupted` (a
+    ``KeyboardInterrupt``, what Ctrl-C raises), so one handler saves a run however it is
+    stopped. Only the main thread can set handlers; elsewhere the block changes nothing."""
     try:
-        previous = signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+        previous = {sig: signal.signal(sig, _raise_interrupted) for sig in (signal.SIGINT, signal.SIGTERM)}
     except ValueError:  # not the main thread
         yield
         return
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 @contextmanager

@@ -9,6 +9,7 @@ import numpy as np
 
 from sky_envs.agents import Agent
 from sky_envs.core.registry import make_game
+from training.actors import Actor, advance
 
 
 def play_game(game, agents: list[Agent], seed: int) -> np.ndarray:
@@ -38,6 +39,15 @@ class PairResult:
     @property
     def score(self) -> float:
         return self.wins + self.draws / 2
+
+    def record(self, reward: float) -> None:
+        """Count one game from a's side by its final reward."""
+        if reward > 0:
+            self.wins += 1
+        elif reward < 0:
+            self.losses += 1
+        else:
+            self.draws += 1
 
     def as_dict(self) -> dict:
         return {"a": self.a, "b": self.b, "wins": self.wins, "draws": self.draws, "losses": self.losses}
@@ -73,13 +83,21 @@ def _match_range(env_id: str, options: dict, a: tuple[str, Agent], b: tuple[str,
         seat = g % game.num_players
         agents = [b[1]] * game.num_players
         agents[seat] = a[1]
-        reward = play_game(game, agents, seed + g)[seat]
-        if reward > 0:
-            result.wins += 1
-        elif reward < 0:
-            result.losses += 1
-        else:
-            result.draws += 1
+        result.record(play_game(game, agents, seed + g)[seat])
+    return result
+
+
+def batched_match(env_id: str, options: dict, a: tuple[str, Actor], b: tuple[str, Actor], games: int,
+                  seed: int = 0) -> PairResult:
+    """:func:`match` with every game played at once: the same seeds and seats, and each
+    side's decisions batched across the games (a policy: one forward per round)."""
+    game = make_game(env_id, **options)
+    players = game.num_players
+    states = [game.new_initial_state(np.random.default_rng(seed + g)) for g in range(games)]
+    advance(states, range(games), lambda g, seat: a[1] if seat == g % players else b[1])
+    result = PairResult(a[0], b[0])
+    for g, state in enumerate(states):
+        result.record(state.returns()[g % players] if state.is_terminal() else 0.0)
     return result
 
 

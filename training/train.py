@@ -6,7 +6,8 @@ alphazero``), then evaluate it against the baselines.
     python -m training.train --resume runs/demo          # continue an interrupted run
 
 Ends with an evaluation table (ratings and pairings) and writes the report files into the
-run folder. Ctrl-C saves the run so that ``--resume`` continues it.
+run folder. Ctrl-C or SIGTERM saves the run so that ``--resume`` continues it (the command
+then exits with 128 + the signal's number: 130 or 143).
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ import sys
 from pathlib import Path
 
 from training.alphazero import ExpertIterationRun
-from training.config import load_config
+from training.config import load_config, resumed_config
 from training.selfplay import SelfPlayRun, default_run_dir
+from training.signals import TrainingInterrupted
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,10 +46,7 @@ def main(argv: list[str] | None = None) -> int:
             state_file = Path(args.resume) / "run_state.json"
             if not state_file.is_file():
                 raise ValueError(f"cannot resume: {str(state_file)!r} does not exist")
-            config = json.loads(state_file.read_text())["config"]
-            for dotted, value in overrides.items():
-                section, _, key = dotted.partition(".")
-                config[section][key] = value
+            config = resumed_config(json.loads(state_file.read_text())["config"], **overrides)
             run_dir = Path(args.resume)
         else:
             if not args.config:
@@ -59,7 +58,10 @@ def main(argv: list[str] | None = None) -> int:
         run.command = "python -m training.train " + " ".join(shlex.quote(arg) for arg in (argv or sys.argv[1:]))
     except ValueError as error:
         parser.error(str(error))
-    final = run.train(resume=bool(args.resume))
+    try:
+        final = run.train(resume=bool(args.resume))
+    except TrainingInterrupted as stop:  # Ctrl-C or SIGTERM: the run saved itself and said how to resume
+        return 128 + stop.signum
     if not args.no_eval:
         run.evaluate(final)
     return 0

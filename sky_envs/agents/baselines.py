@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from sky_envs.agents.base import Agent, random_legal
-from sky_envs.agents.heuristics import evaluate
+from sky_envs.agents.heuristics import ACTION_VALUES, WIN, evaluate
 from sky_envs.core.state import GameState
-
-WIN = 1000.0
 
 
 class RandomAgent(Agent):
@@ -25,24 +25,48 @@ class GreedyAgent(Agent):
     result the game's heuristic likes best (ties broken at random).
 
     Hidden information is first resampled from the seat's point of view, so the agent
-    never uses cards it cannot see.
+    never uses cards it cannot see. Games listed in ``heuristics.ACTION_VALUES`` score all
+    their actions at once (the same values, from arrays; perfect-information games, so the
+    state itself is the world); the others play each action on a clone.
     """
 
     name = "greedy"
     needs_state = True
 
     def act(self, observation: dict, state: GameState | None = None) -> int:
-        state = self._require_state(state)
-        seat = state.current_player
-        world = state.sample_consistent(seat, self.rng)
-        legal = world.legal_actions()
+        return self.act_many([self._require_state(state)])[0]
+
+    def act_many(self, states: Sequence[GameState]) -> list[int]:
+        """The greedy action of the seat to move in each of ``states`` (games that score their
+        actions from arrays do it for all the states of one game in one call)."""
+        values: list[np.ndarray | None] = [None] * len(states)
+        by_game: dict[int, list[int]] = {}
+        for k, state in enumerate(states):
+            by_game.setdefault(id(state.game), []).append(k)
+        for ks in by_game.values():
+            score = ACTION_VALUES.get(states[ks[0]].game.name)
+            if score is not None:
+                for k, scored in zip(ks, score([states[k] for k in ks])):
+                    values[k] = scored
+        actions = []
+        for state, scored in zip(states, values):
+            if scored is None:  # play each action on a clone of a world the seat cannot tell apart
+                seat = state.current_player
+                world = state.sample_consistent(seat, self.rng)
+                legal = world.legal_actions()
+                scored = self.played_values(world, seat, legal)
+            else:  # perfect information: the state itself is the world
+                legal = state.legal_actions()
+            best = np.flatnonzero(scored == scored.max())
+            actions.append(int(legal[best[self.rng.integers(best.size)]]))
+        return actions
+
+    @staticmethod
+    def played_values(world: GameState, seat: int, legal: np.ndarray) -> np.ndarray:
+        """The value of each legal action: play it on a clone, then judge the result."""
         values = np.empty(legal.size)
-        for k, action in enumerate(legal):
+        for k, action in enumerate(legal.tolist()):
             child = world.clone()
-            child.apply(int(action))
-            if child.is_terminal():
-                values[k] = WIN * child.returns()[seat]
-            else:
-                values[k] = evaluate(child, seat)
-        best = np.flatnonzero(values == values.max())
-        return int(legal[best[self.rng.integers(best.size)]])
+            child._apply(action)  # legal by construction: skip apply()'s checks
+            values[k] = WIN * child.returns()[seat] if child.is_terminal() else evaluate(child, seat)
+        return values

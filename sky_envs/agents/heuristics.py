@@ -2,13 +2,24 @@
 
 Higher is better for ``seat``. A game without an entry here is judged by the ``scores``
 its state reports in ``info()`` (own score minus the best other), or not at all.
+
+A perfect-information game may also score every legal action of many positions at once,
+without playing any (:data:`ACTION_VALUES`): the greedy agent's one-ply values, computed
+on arrays (the self-play collector asks for all its greedy games' moves in one call). They
+must be exactly the values that playing each action on a clone and evaluating the result
+would give (``tests/test_training_opponents.py`` checks this on random positions); a
+position it does not cover gets ``None``, and the agent plays its actions on clones.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+
+import numpy as np
 
 from sky_envs.core.state import GameState
+
+WIN = 1000.0  # the value of a finished game, times the seat's return
 
 
 def score_lead(state: GameState, seat: int) -> float:
@@ -19,14 +30,100 @@ def score_lead(state: GameState, seat: int) -> float:
     return float(scores[seat] - max(others))
 
 
-def sky_scrapers(state, seat: int) -> float:
+def _lead(values: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """Per row of a ``(K, players)`` array: the value of that row's seat minus the best other seat's."""
+    rows = np.arange(len(values))
+    others = np.where(np.arange(values.shape[1]) == seats[:, None], -np.inf, values)
+    return values[rows, seats] - others.max(axis=1)
+
+
+def sky_scrapers_tallies(heights: np.ndarray, tops: np.ndarray, colours: np.ndarray, skyscraper_height: int):
+    """Per position (rows of ``heights``/``tops``, ``(K, B)``) and seat (``colours``, each
+    row's seat colours, ``(K, players)``): sky scrapers, the tallest one (0 if none) and the
+    tiles under the seat's control, each ``(K, players)``."""
+    own = tops[:, None, :] == colours[:, :, None]
+    stacks = np.where(own, heights[:, None, :], 0)
+    tall = np.where(stacks >= skyscraper_height, stacks, 0)
+    return (tall > 0).sum(axis=2), tall.max(axis=2), stacks.sum(axis=2)
+
+
+def _sky_scrapers_values(counts, tallest, tiles, seats: np.ndarray) -> np.ndarray:
     """Sky scraper lead first, then tiles under own control (capturing a stack takes all of it)."""
-    counts, tallest = state.skyscrapers()
-    tiles = [int(state.heights[:-1][state.tops == state.seat_colours[i]].sum()) for i in range(state.num_players)]
-    others = [i for i in range(state.num_players) if i != seat]
-    lead = counts[seat] - max(counts[i] for i in others)
-    material = tiles[seat] - max(tiles[i] for i in others)
-    return lead + 0.05 * material + 0.01 * (tallest[seat] - max(tallest[i] for i in others))
+    return _lead(counts, seats) + 0.05 * _lead(tiles, seats) + 0.01 * _lead(tallest, seats)
+
+
+def sky_scrapers(state, seat: int) -> float:
+    B = state.board.size
+    tallies = sky_scrapers_tallies(state.heights[None, :B], state.tops[None], state.seat_colours[None],
+                                   state.game.skyscraper_height)
+    return float(_sky_scrapers_values(*tallies, np.array([seat]))[0])
+
+
+def sky_scrapers_moves(states: Sequence) -> list[np.ndarray | None]:
+    """One-ply values of every legal stack move (the move phase) in each of ``states``, all
+    scored together from arrays; ``None`` for a state in another phase.
+
+    A move empties its origin and puts the whole stack on the landing cell; the game then
+    ends when no stack anywhere can move (as ``SkyScrapersState._start_turn`` decides), and
+    a finished game is worth ``WIN`` times the seat's return.
+    """
+    from sky_envs.games.sky_scrapers.state import MOVE
+
+    out: list[np.ndarray | None] = [None] * len(states)
+    covered = [k for k, state in enumerate(states) if state.phase == MOVE]
+    if not covered:
+        return out
+    group = [states[k] for k in covered]
+    J, B = len(group), group[0].board.size
+    legals = [state.legal_actions() for state in group]
+    bounds = np.cumsum([0] + [legal.size for legal in legals])
+    owner = np.repeat(np.arange(J), np.diff(bounds))
+    origin, direction = np.divmod(np.concatenate(legals), 8)
+    rows = np.arange(origin.size)
+    parent_heights = np.stack([state.heights for state in group])  # (J, B + 1)
+    landing = np.stack([state._landing for state in group])         # (J, B, 8)
+    target = landing[owner, origin, direction]
+    heights = parent_heights[owner]
+    tops = np.stack([state.tops for state in group])[owner]
+    moved = heights[rows, origin] + heights[rows, target]
+    heights[rows, target], heights[rows, origin] = moved, 0
+    tops[rows, target], tops[rows, origin] = tops[rows, origin], -1
+    # Does any stack still move? The moved stack from its new landing row (each board has
+    # its own reach table); any other stack (not on origin or target) as before, unless it
+    # was landing on the now empty origin.
+    new_row = np.empty((origin.size, 8), dtype=np.intp)
+    for j, state in enumerate(group):
+        part = slice(bounds[j], bounds[j + 1])
+        board = state.board
+        new_row[part] = board.reach[np.minimum(moved[part], board.max_reach + 1), target[part]]
+    moves_on = ((new_row != origin[:, None]) & (parent_heights[owner[:, None], new_row] > 0)).any(axis=1)
+    movable = np.take_along_axis(parent_heights, landing.reshape(J, -1), axis=1).reshape(J, B, 8) > 0
+    per_cell = movable.sum(axis=2)
+    onto = np.bincount((np.arange(J)[:, None, None] * (B + 1) + landing)[movable],
+                       minlength=J * (B + 1)).reshape(J, B + 1)
+    target_onto_origin = (movable[owner, target] & (landing[owner, target] == origin[:, None])).sum(axis=1)
+    others = (per_cell.sum(axis=1)[owner] - per_cell[owner, origin] - per_cell[owner, target]
+              - onto[owner, origin] + target_onto_origin)
+    finished = ~moves_on & (others == 0)
+    seats = np.array([state.current_player for state in group])[owner]
+    colours = np.stack([state.seat_colours for state in group])[owner]
+    counts, tallest, tiles = sky_scrapers_tallies(heights[:, :B], tops, colours, group[0].game.skyscraper_height)
+    values = _sky_scrapers_values(counts, tallest, tiles, seats)
+    if finished.any():
+        values[finished] = WIN * _win_loss(counts[finished], tallest[finished], seats[finished])
+    for j, k in enumerate(covered):
+        out[k] = values[bounds[j]:bounds[j + 1]]
+    return out
+
+
+def _win_loss(counts: np.ndarray, tallest: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """Each row's seat's return in finished Sky Scrapers games (``SkyScrapersState.winners``
+    and the shared win/loss convention): most sky scrapers, then the tallest; all tied or
+    none built is a draw."""
+    key = counts * (tallest.max() + 1) + tallest  # orders (count, tallest) pairs
+    winners = key == key.max(axis=1, keepdims=True)
+    draw = (counts.max(axis=1) == 0) | winners.all(axis=1)
+    return np.where(draw, 0.0, np.where(winners[np.arange(len(seats)), seats], 1.0, -1.0))
 
 
 def scala(state, seat: int) -> float:
@@ -45,6 +142,10 @@ def scala(state, seat: int) -> float:
 HEURISTICS: dict[str, Callable[[GameState, int], float]] = {
     "sky_scrapers": sky_scrapers,
     "scala": scala,
+}
+
+ACTION_VALUES: dict[str, Callable[[Sequence[GameState]], list[np.ndarray | None]]] = {
+    "sky_scrapers": sky_scrapers_moves,
 }
 
 

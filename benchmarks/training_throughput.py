@@ -1,0 +1,174 @@
+"""Learner steps/s of self-play training, side by side with PettingZoo's SB3 tutorial recipe.
+
+    python benchmarks/training_throughput.py                        # configs/sky_scrapers.yaml
+    python benchmarks/training_throughput.py configs/*.yaml         # every game
+    python benchmarks/training_throughput.py --budgets 8192 24576 configs/skybridge.yaml
+
+Both sides are measured in this one run, as a *marginal* rate: each is trained twice, to a
+small and a larger budget, and the rate is (difference in learner steps) / (difference in
+wall time), so start-up (imports, model construction, the first reset) cancels out.
+
+* ``training.train``: ``SelfPlayRun.train()`` on the config as shipped (opponent pool,
+  checkpoints and quick evaluations included; the end-of-run evaluation is not part of
+  ``train()``). Its budgets default to 2 and 6 rollouts of the config's PPO settings.
+* the tutorial: PettingZoo's "SB3: Action Masked PPO for Connect Four" recipe, one
+  ``MaskablePPO`` (default settings) playing both seats of ``connect_four_v3`` through an
+  AEC-to-Gymnasium wrapper; the wrapper is the tutorial's, also made a ``gymnasium.Env``
+  because today's Gymnasium requires it.
+
+Both run torch on one thread (the configs' ``train.torch_threads``; on the shared 2-core
+machine torch's default of two threads makes the tutorial's small updates erratic, and
+slower). Each round measures the tutorial, then every config; the table gives the median
+over ``--rounds`` of each rate and of each ratio to the same round's tutorial.
+
+Two clocks: wall time (what a user waits for, the figure of record) and this process's
+CPU time, which a busy machine hardly disturbs (with one process and one torch thread the
+two agree on an idle machine; CPU time does not see worker processes, so it is left out
+for ``train.processes`` > 1).
+
+A learner step is one decision the learner trains on. Timings live here, never in tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import sys
+import tempfile
+import time
+from statistics import median
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run from a checkout without installing
+
+
+class Clocks:
+    """Wall and CPU seconds of a ``with`` block."""
+
+    def __enter__(self) -> Clocks:
+        self._wall, self._cpu = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.wall, self.cpu = time.perf_counter() - self._wall, time.process_time() - self._cpu
+
+
+def tutorial_run(steps: int, seed: int = 0) -> tuple[int, Clocks]:
+    """(steps, clocks) of the tutorial's ``model.learn(steps)`` on connect_four_v3."""
+    import gymnasium
+    import pettingzoo.utils
+    from pettingzoo.classic import connect_four_v3
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from sb3_contrib.common.wrappers import ActionMasker
+
+    class SB3ActionMaskWrapper(pettingzoo.utils.BaseWrapper, gymnasium.Env):
+        def reset(self, seed=None, options=None):
+            super().reset(seed, options)
+            self.observation_space = super().observation_space(self.possible_agents[0])["observation"]
+            self.action_space = super().action_space(self.possible_agents[0])
+            return self.observe(self.agent_selection), {}
+
+        def step(self, action):
+            current_agent = self.agent_selection
+            super().step(action)
+            next_agent = self.agent_selection
+            return (self.observe(next_agent), self._cumulative_rewards[current_agent],
+                    self.terminations[current_agent], self.truncations[current_agent], self.infos[current_agent])
+
+        def observe(self, agent):
+            return super().observe(agent)["observation"]
+
+        def action_mask(self):
+            return super().observe(self.agent_selection)["action_mask"]
+
+    env = SB3ActionMaskWrapper(connect_four_v3.env())
+    env.reset(seed=seed)
+    env = ActionMasker(env, lambda e: e.action_mask())
+    model = MaskablePPO(MaskableActorCriticPolicy, env, verbose=0)
+    model.set_random_seed(seed)
+    with Clocks() as clocks, contextlib.redirect_stdout(io.StringIO()):
+        model.learn(total_timesteps=steps)
+    return steps, clocks
+
+
+def selfplay_run(config: dict, steps: int) -> tuple[int, Clocks, dict[str, float]]:
+    """(learner steps done, clocks of ``SelfPlayRun.train()``, each opponent's share of its
+    wall time) for a budget of ``steps``; checkpoints count as one opponent."""
+    from training.selfplay import SelfPlayRun
+
+    config = {**config, "train": {**config["train"], "timesteps": steps}}
+    with tempfile.TemporaryDirectory() as run_dir:
+        run = SelfPlayRun(config, run_dir, progress=False, log=lambda *a: None)
+        with Clocks() as clocks:
+            run.train()
+    shares: dict[str, float] = {}
+    for name, spent in run.decision_seconds.items():
+        key = "checkpoints" if name.startswith("step_") else name
+        shares[key] = shares.get(key, 0.0) + spent / clocks.wall
+    return run.steps_done, clocks, shares
+
+
+def marginal(first: tuple, second: tuple) -> dict[str, float]:
+    """Learner steps/s between two runs given as (steps, clocks, ...), by wall and CPU time."""
+    steps = second[0] - first[0]
+    return {clock: steps / max(getattr(second[1], clock) - getattr(first[1], clock), 1e-9) for clock in ("wall", "cpu")}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("configs", nargs="*", default=[str(ROOT / "configs" / "sky_scrapers.yaml")])
+    parser.add_argument("--budgets", nargs=2, type=int, metavar=("SMALL", "LARGE"),
+                        help="learner-step budgets of the self-play runs (default: 2 and 6 rollouts)")
+    parser.add_argument("--tutorial-budgets", nargs=2, type=int, default=[4096, 12288], metavar=("SMALL", "LARGE"))
+    parser.add_argument("--rounds", type=int, default=1, help="repeat every measurement, report medians")
+    parser.add_argument("--set", nargs="*", default=[], metavar="SECTION.KEY=VALUE",
+                        help="config overrides for every self-play run, e.g. train.processes=2 (YAML values)")
+    args = parser.parse_args(argv)
+    import yaml
+
+    from training.config import load_config
+
+    overrides = {}
+    for item in args.set:
+        key, _, value = item.partition("=")
+        overrides[key] = yaml.safe_load(value)
+    configs = [load_config(path, **overrides) for path in args.configs]
+
+    import torch
+
+    torch.set_num_threads(1)
+    rows: dict[str, list[tuple[dict, dict]]] = {}  # name -> per round (rates, ratios)
+    shares: dict[str, dict[str, float]] = {}
+    for _ in range(args.rounds):
+        small, large = args.tutorial_budgets
+        tutorial = marginal(tutorial_run(small), tutorial_run(large))
+        rows.setdefault(TUTORIAL, []).append((tutorial, {"wall": 1.0, "cpu": 1.0}))
+        for path, config in zip(args.configs, configs):
+            rollout = config["train"]["n_envs"] * config["ppo"]["n_steps"]
+            small, large = args.budgets or (2 * rollout, 6 * rollout)
+            first, second = selfplay_run(config, small), selfplay_run(config, large)
+            rates = marginal(first, second)
+            if config["train"]["processes"] > 1:
+                rates["cpu"] = float("nan")
+            rows.setdefault(Path(path).name, []).append((rates, {k: rates[k] / tutorial[k] for k in rates}))
+            shares[Path(path).name] = second[2]
+    print(f"{'run':<36}{'steps/s wall':>13}{'x tutorial':>11}{'steps/s cpu':>13}{'x tutorial':>11}"
+          f"   opponents' share of the larger run's wall time")
+    for name, measured in rows.items():
+        cells = []
+        for clock in ("wall", "cpu"):
+            cells.append(f"{median([m[0][clock] for m in measured]):>13,.0f}{median([m[1][clock] for m in measured]):>11.2f}")
+        spent = ", ".join(f"{who} {share:.0%}" for who, share in sorted(shares.get(name, {}).items(), key=lambda kv: -kv[1]))
+        print(f"{name:<36}{''.join(cells)}   {spent}")
+    if args.rounds > 1:
+        print(f"(medians of {args.rounds} rounds)")
+
+
+TUTORIAL = "PettingZoo SB3 tutorial (connect_four)"
+
+
+if __name__ == "__main__":
+    main()

@@ -137,7 +137,7 @@ def test_the_command_saves_on_sigterm_and_resumes(tmp_path):
     for dotted, value in TINY.items():
         section, _, key = dotted.partition(".")
         if section != "env":
-            config.setdefault(section, {})[key] = value
+            config.setdefault(section, {}).update({key: value} if key else value)
     (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(config))
     command = [sys.executable, "-m", "training.train", "--no-progress"]
     run_dir = tmp_path / "run"

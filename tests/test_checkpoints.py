@@ -138,9 +138,24 @@ def test_a_zip_bomb_is_refused_before_it_is_unpacked(tmp_path):
         load_checkpoint(bomb)
 
 
+DAMAGE = {"cut": st.integers(0, 10**6), "flips": st.lists(st.tuples(st.integers(0, 10**6), st.integers(1, 255)),
+                                                          max_size=4)}
+
+
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(cut=st.integers(0, 10**6), flips=st.lists(st.tuples(st.integers(0, 10**6), st.integers(1, 255)), max_size=4))
+@given(**DAMAGE)
 def test_fuzzed_files_are_refused_with_a_checkpoint_error_or_load_intact(tmp_path_factory, cut, flips):
+    check_damaged_file(tmp_path_factory, cut, flips)
+
+
+@pytest.mark.slow
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(**DAMAGE)
+def test_fuzzed_files_campaign(tmp_path_factory, cut, flips):
+    check_damaged_file(tmp_path_factory, cut, flips)
+
+
+def check_damaged_file(tmp_path_factory, cut, flips):
     """Truncations and byte flips anywhere: only a CheckpointError, or the exact original weights."""
     directory = tmp_path_factory.mktemp("fuzz")
     path, policy = write_checkpoint(directory / "p.pt", SPECS[0])

@@ -84,3 +84,17 @@ def test_the_reports_scores_reproduce_on_a_smaller_sample(env_id):
                        seed=1000)
         assert abs(result.score / result.games - pairing["score"]) < 0.2, pairing
     assert np.isfinite(list(report["ratings"].values())).all()
+
+
+def test_a_shipped_checkpoint_with_search_is_a_gymnasium_opponent():
+    import gymnasium
+
+    path = ROOT / "sky_scrapers_v0" / "policy.pt"
+    options = read_checkpoint(path)[0]["env_options"]
+    env = gymnasium.make("sky_envs/sky_scrapers-v0", opponent=f"{path}@8", **options)
+    env.reset(seed=0)
+    terminated = truncated = False
+    while not (terminated or truncated):
+        action = int(np.flatnonzero(env.unwrapped.action_masks())[0])
+        _, reward, terminated, truncated, _ = env.step(action)
+    assert reward in (-1.0, 0.0, 1.0)

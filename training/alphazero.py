@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 
@@ -44,18 +43,8 @@ from sky_envs.agents.policy import NetworkEvaluator
 from sky_envs.agents.search import PUCTSearch
 from sky_envs.core.registry import canonical_id, make_game
 from training.evaluate import evaluate_policy
+from training.run_folder import atomic_write
 from training.tournament import match
-
-
-def _atomic_write(path: Path, write) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
 
 
 class ReplayBuffer:
@@ -210,16 +199,17 @@ class ExpertIterationRun:
         for name, chunk in zip(self.buffer.names, self.buffer.chunks):
             path = replay / name
             if not path.exists():
-                _atomic_write(path, lambda tmp, c=chunk: np.savez(open(tmp, "wb"), **c))
+                atomic_write(path, lambda handle, c=chunk: np.savez(handle, **c))
         trainer = {"policy": self.policy.state_dict(), "optimizer": self.optimizer.state_dict()}
-        _atomic_write(self.run_dir / "trainer_state.pt", lambda tmp: torch.save(trainer, tmp))
+        atomic_write(self.run_dir / "trainer_state.pt", lambda handle: torch.save(trainer, handle))
         state = {"env_id": self.env_id, "env_options": self.options, "config": self.config,
                  "steps_done": int(self.steps_done), "iteration": self.iteration, "seconds": self.seconds,
                  "rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state().tolist(),
                  "checkpoints": [os.path.relpath(p, self.run_dir) for p in self.checkpoints],
                  "command": self.command,
                  "quick_evals": self.quick_evals, "replay": sorted(keep)}
-        _atomic_write(self.run_dir / "run_state.json", lambda tmp: Path(tmp).write_text(json.dumps(state, indent=2)))
+        text = json.dumps(state, indent=2).encode()
+        atomic_write(self.run_dir / "run_state.json", lambda handle: handle.write(text))
         for path in replay.iterdir():  # chunks that left the buffer, and temp files of an interrupted save
             if path.name not in keep:
                 path.unlink()

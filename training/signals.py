@@ -18,21 +18,32 @@ def _raise_interrupted(signum, frame):
     raise TrainingInterrupted(signum)
 
 
+INTERRUPTS = (signal.SIGINT, signal.SIGTERM)
+
+
 @contextmanager
-def interrupts_as_keyboard():
-    """Inside the block SIGINT and SIGTERM raise :class:`TrainingInterrupted` (a
-    ``KeyboardInterrupt``, what Ctrl-C raises), so one handler saves a run however it is
-    stopped. Only the main thread can set handlers; elsewhere the block changes nothing."""
+def _handling_interrupts(handler):
+    """Inside the block SIGINT and SIGTERM call ``handler``. Only the main thread can set
+    handlers; elsewhere the block changes nothing."""
     try:
-        previous = {sig: signal.signal(sig, _raise_interrupted) for sig in (signal.SIGINT, signal.SIGTERM)}
+        previous = {sig: signal.signal(sig, handler) for sig in INTERRUPTS}
     except ValueError:  # not the main thread
         yield
         return
     try:
         yield
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+@contextmanager
+def interrupts_as_keyboard():
+    """Inside the block SIGINT and SIGTERM raise :class:`TrainingInterrupted` (a
+    ``KeyboardInterrupt``, what Ctrl-C raises), so one handler saves a run however it is
+    stopped."""
+    with _handling_interrupts(_raise_interrupted):
+        yield
 
 
 @contextmanager
@@ -41,15 +52,8 @@ def deferred_interrupts():
     files written inside it are all old or all new."""
     received: list[int] = []
     try:
-        previous = {sig: signal.signal(sig, lambda signum, frame: received.append(signum))
-                    for sig in (signal.SIGINT, signal.SIGTERM)}
-    except ValueError:  # not the main thread
-        yield
-        return
-    try:
-        yield
+        with _handling_interrupts(lambda signum, frame: received.append(signum)):
+            yield
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
         if received:
             signal.raise_signal(received[0])

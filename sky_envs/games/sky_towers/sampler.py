@@ -55,10 +55,18 @@ def sample_consistent(state, seat: int, rng: np.random.Generator):
     unseen.sort()  # forget where the unseen cards really are: the sample depends on rng alone
     for _ in range(MAX_TRIES):
         dealt = _deal(unseen, needs, rng)
-        if dealt is not None:
-            break
-    else:  # the true deal always satisfies the constraints
-        return new
+        if dealt is None:
+            continue
+        world = _dealt_world(state, new.clone(), seat, needs, hidden_slots, dealt)
+        # the seat to decide has a legal action: every seat sees that, so a sample must keep it
+        if world.current_player < 0 or world._legal_list():
+            return world
+    return new  # the true deal always satisfies the constraints
+
+
+def _dealt_world(state, new, seat: int, needs, hidden_slots: list[int], dealt: list[list[int]]):
+    """``new`` (a clone of ``state``) with the unseen cards dealt as ``dealt`` says."""
+    n = state.n
     for (o, _, _), cards in zip(needs, dealt):
         hand = list(state.known[seat][o])
         for v in cards:

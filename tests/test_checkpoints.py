@@ -53,6 +53,22 @@ def test_round_trip_keeps_weights_metadata_and_actions(tmp_path, spec):
     assert isinstance(agent, PolicyAgent) and observation["action_mask"][agent.act(observation)]
 
 
+def test_float16_weights_halve_the_file_and_load_as_float32(tmp_path):
+    game = sky_envs.make_game("sky_scrapers_v0", **OPTIONS)
+    policy = build_policy(SPECS[0], game.observation_shape, game.num_actions)
+    metadata = policy_metadata(game, OPTIONS, SPECS[0], algorithm="test", steps=0)
+    full = save_checkpoint(tmp_path / "full.pt", policy, metadata)
+    half = save_checkpoint(tmp_path / "half.pt", policy, metadata, weights_dtype="float16")
+    weights = sum(p.numel() for p in policy.parameters())
+    assert full.stat().st_size - half.stat().st_size > weights  # 2 bytes saved per weight, less the zip overhead
+    loaded, _ = load_checkpoint(half, env_id="sky_scrapers_v0", env_options=OPTIONS)
+    for name, tensor in policy.state_dict().items():
+        assert loaded.state_dict()[name].dtype == torch.float32
+        assert torch.equal(loaded.state_dict()[name], tensor.half().float())
+    with pytest.raises(ValueError, match="weights_dtype must be one of"):
+        save_checkpoint(tmp_path / "x.pt", policy, metadata, weights_dtype="int8")
+
+
 def test_a_checkpoint_for_another_env_or_shape_is_refused(tmp_path):
     path, _ = write_checkpoint(tmp_path / "p.pt")
     with pytest.raises(CheckpointError, match="is a sky_scrapers_v0 policy, not one for scala_v0"):
@@ -88,6 +104,7 @@ def test_edited_metadata_or_weights_are_detected(tmp_path):
     (lambda b: b["metadata"].update(network={"kind": "mlp", "hidden": [32]}), "does not fit its own network"),
     (lambda b: b["state_dict"].pop(next(iter(b["state_dict"]))), "does not fit its own network"),
     (lambda b: b.update(format="sky_envs.policy/1"), "expected format"),
+    (lambda b: b["state_dict"].update({k: v.to(torch.float64) for k, v in b["state_dict"].items()}), "float32 or float16"),
     (lambda b: b.update(metadata=[1, 2]), "must be mappings"),
 ])
 def test_malformed_files_get_a_clean_refusal(tmp_path, edit, message):

@@ -21,9 +21,6 @@ def test_every_builtin_env_has_a_shipped_checkpoint():
                        "skybridge_v0"]
 
 
-OVERSIZE = {"golden_rush_v0": "an MLP over 2,574 inputs: 5.8 MiB, over the 5 MB aim (see the issue note)"}
-
-
 def play(env_id, options, agents, seed):
     """A game through the AEC env; every action must be legal (``raw_env`` raises otherwise)."""
     env = sky_envs.make_raw(env_id, **options)
@@ -38,8 +35,7 @@ def play(env_id, options, agents, seed):
 @pytest.mark.parametrize("env_id", SHIPPED)
 def test_a_shipped_checkpoint_fits_todays_env_and_plays(env_id):
     path = ROOT / env_id / "policy.pt"
-    limit = 5 * 2**20 if env_id not in OVERSIZE else 6 * 2**20
-    assert path.stat().st_size < limit
+    assert path.stat().st_size < 5_000_000  # the issue's size limit; large networks ship float16 weights
     metadata, _ = read_checkpoint(path)
     options = metadata["env_options"]
     game = sky_envs.make_game(env_id, **options)

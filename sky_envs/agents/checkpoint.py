@@ -19,6 +19,9 @@ allocate or hang, whatever the file holds:
 The metadata names the env id and options, the observation and action shapes, the network
 spec, and how the policy was trained (``training``: algorithm, steps, seed, command,
 wall-clock seconds); evaluation results may sit in ``rating``.
+
+Weights are stored as float32, or as float16 to halve the file (``weights_dtype``; the
+shipped checkpoints of the larger networks use it): loading always gives a float32 network.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ MAX_FILE_BYTES = 64 * 2**20
 MAX_UNPACKED_BYTES = 256 * 2**20
 REQUIRED = {"env_id": str, "env_options": dict, "observation_shape": list, "num_actions": int, "network": dict}
 OPTIONAL = {"training": dict, "rating": dict}
+WEIGHTS_DTYPES = ("float32", "float16")
 
 
 class CheckpointError(ValueError):
@@ -64,16 +68,20 @@ def checkpoint_digest(metadata: dict, state_dict: dict) -> str:
     return hashlib.sha256(text.encode() + weights_digest(state_dict).encode()).hexdigest()
 
 
-def save_checkpoint(path: str | os.PathLike, policy, metadata: dict[str, Any]) -> Path:
-    """Write ``policy``'s weights and ``metadata`` to ``path`` atomically (temp file + rename)."""
+def save_checkpoint(path: str | os.PathLike, policy, metadata: dict[str, Any], weights_dtype: str = "float32") -> Path:
+    """Write ``policy``'s weights (as ``weights_dtype``: float32 or float16) and ``metadata`` to
+    ``path`` atomically (temp file + rename)."""
     import torch
 
+    if weights_dtype not in WEIGHTS_DTYPES:
+        raise ValueError(f"weights_dtype must be one of {WEIGHTS_DTYPES}, got {weights_dtype!r}")
     _check_metadata(metadata, "the metadata to save")
     try:
         json.dumps(metadata)
     except (TypeError, ValueError) as error:
         raise ValueError(f"checkpoint metadata must be plain JSON data: {error}") from None
-    state_dict = {k: v.detach().cpu().clone() for k, v in policy.state_dict().items()}
+    dtype = getattr(torch, weights_dtype)
+    state_dict = {k: v.detach().cpu().to(dtype).clone() for k, v in policy.state_dict().items()}
     metadata = dict(metadata)
     metadata["sha256"] = checkpoint_digest(metadata, state_dict)
     path = Path(path)
@@ -130,6 +138,10 @@ def read_checkpoint(path: str | os.PathLike) -> tuple[dict, dict]:
     bad = [name for name, tensor in state_dict.items() if not isinstance(name, str) or not isinstance(tensor, torch.Tensor)]
     if bad:
         raise CheckpointError(f"{where} is damaged: state_dict must map tensor names to tensors; bad entries {bad[:5]!r}")
+    allowed = tuple(getattr(torch, name) for name in WEIGHTS_DTYPES)
+    odd = [f"{name}: {tensor.dtype}" for name, tensor in state_dict.items() if tensor.dtype not in allowed]
+    if odd:
+        raise CheckpointError(f"{where} is damaged: weights must be {' or '.join(WEIGHTS_DTYPES)}, found {odd[:3]}")
     _check_metadata(metadata, where)
     if checkpoint_digest(metadata, state_dict) != metadata.get("sha256"):
         raise CheckpointError(f"{where} was tampered with or corrupted: its metadata and weights do not match the "

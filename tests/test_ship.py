@@ -1,0 +1,43 @@
+"""`python -m training.ship`: a trained checkpoint copied where it ships, float16 if asked."""
+
+import pytest
+
+import sky_envs
+from sky_envs.agents import load_checkpoint, make_agent, save_checkpoint
+from sky_envs.agents.checkpoint import policy_metadata, read_checkpoint
+from sky_envs.agents.network import build_policy
+from training import ship
+
+OPTIONS = {"board": "square", "rows": 4, "cols": 4}
+SPEC = {"kind": "mlp", "hidden": [32]}
+
+
+@pytest.fixture
+def trained(tmp_path):
+    game = sky_envs.make_game("sky_scrapers_v0", **OPTIONS)
+    policy = build_policy(SPEC, game.observation_shape, game.num_actions)
+    metadata = policy_metadata(game, OPTIONS, SPEC, algorithm="alphazero", steps=123, command="python -m x")
+    return save_checkpoint(tmp_path / "final.pt", policy, metadata)
+
+
+def test_a_float16_copy_keeps_the_metadata_and_plays_like_the_original(trained, tmp_path, capsys):
+    target = tmp_path / "shipped" / "policy.pt"
+    assert ship.main([str(trained), str(target), "--weights-dtype", "float16", "--positions", "300"]) == 0
+    printed = capsys.readouterr().out
+    assert "wrote" in printed and "same action 100.0%" in printed
+    original, copy = read_checkpoint(trained)[0], read_checkpoint(target)[0]
+    assert {k: v for k, v in original.items() if k != "sha256"} == {k: v for k, v in copy.items() if k != "sha256"}
+    assert target.stat().st_size < trained.stat().st_size
+    load_checkpoint(target, env_id="sky_scrapers_v0", env_options=OPTIONS)
+    env = sky_envs.make("sky_scrapers_v0", **OPTIONS)
+    env.reset(seed=1)
+    agent = make_agent(f"{target}@8", env_id="sky_scrapers_v0", env_options=OPTIONS)
+    assert env.last()[0]["action_mask"][agent.act(env.last()[0], env.unwrapped.game_state)]
+
+
+def test_a_damaged_source_is_refused_with_a_message(tmp_path, capsys):
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"not a checkpoint")
+    assert ship.main([str(bad), str(tmp_path / "out.pt")]) == 2
+    assert "damaged or truncated" in capsys.readouterr().err
+    assert not (tmp_path / "out.pt").exists()

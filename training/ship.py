@@ -1,0 +1,80 @@
+"""Copy a trained checkpoint to where it ships, optionally with float16 weights (half the size).
+
+    python -m training.ship runs/az_golden_rush/final.pt checkpoints/golden_rush_v0/policy.pt --weights-dtype float16
+
+The metadata (env, network, how it was trained) is kept as it is. Storing float16 rounds
+every weight, so the command compares the copy with the original on positions from random
+games of the checkpoint's env and prints how often both pick the same action and the
+largest value difference: a copy that plays differently is worth re-evaluating.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from sky_envs.agents.checkpoint import WEIGHTS_DTYPES, CheckpointError, load_checkpoint, save_checkpoint
+from sky_envs.agents.policy import NetworkEvaluator
+from sky_envs.core.registry import make_game
+
+
+def sample_positions(env_id: str, options: dict, count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Observations and masks of ``count`` positions met in random games."""
+    game = make_game(env_id, **options)
+    rng = np.random.default_rng(seed)
+    observations, masks = [], []
+    state = game.new_initial_state(rng)
+    while len(observations) < count:
+        if state.current_player < 0:
+            state = game.new_initial_state(rng)
+            continue
+        observations.append(state.observation(state.current_player))
+        masks.append(state.legal_mask())
+        legal = state.legal_actions()
+        state._apply(int(legal[rng.integers(legal.size)]))
+    return np.stack(observations), np.stack(masks)
+
+
+def compare(original, copy, observations: np.ndarray, masks: np.ndarray) -> tuple[float, float]:
+    """``(share of positions where both pick the same most likely action, largest value difference)``."""
+    p0, v0 = NetworkEvaluator(original)(observations, masks)
+    p1, v1 = NetworkEvaluator(copy)(observations, masks)
+    return float(np.mean(p0.argmax(axis=1) == p1.argmax(axis=1))), float(np.abs(v0 - v1).max())
+
+
+def ship(source: str | Path, target: str | Path, weights_dtype: str = "float32",
+         positions: int = 2000, seed: int = 0) -> dict:
+    policy, metadata = load_checkpoint(source)
+    plain = {key: value for key, value in metadata.items() if key != "sha256"}
+    path = save_checkpoint(target, policy, plain, weights_dtype=weights_dtype)
+    copy, _ = load_checkpoint(path)
+    observations, masks = sample_positions(metadata["env_id"], metadata["env_options"], positions, seed)
+    same, value_gap = compare(policy, copy, observations, masks)
+    return {"path": str(path), "bytes": path.stat().st_size, "same_action": same, "max_value_difference": value_gap}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("source", help="a checkpoint written by training (e.g. runs/<run>/final.pt)")
+    parser.add_argument("target", help="where the copy goes (e.g. checkpoints/<env_id>/policy.pt)")
+    parser.add_argument("--weights-dtype", choices=WEIGHTS_DTYPES, default="float32")
+    parser.add_argument("--positions", type=int, default=2000, help="positions compared (default 2000)")
+    args = parser.parse_args(argv)
+    if args.positions < 1:
+        parser.error("--positions must be at least 1")
+    try:
+        result = ship(args.source, args.target, args.weights_dtype, args.positions)
+    except CheckpointError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"wrote {result['path']} ({result['bytes']:,} bytes); on {args.positions} positions of random games "
+          f"the copy picks the same action {result['same_action']:.1%} of the time, "
+          f"values differ by at most {result['max_value_difference']:.2e}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -201,7 +201,42 @@ class GameState(ABC):
         return "it is not one of the legal actions in this position"
 
     def action_to_string(self, action: int) -> str:
+        """``action`` in the game's compact move notation (what a player types);
+        :meth:`string_to_action` reads it back. Games override this."""
         return f"action {action}"
+
+    def describe_action(self, action: int) -> str:
+        """``action`` in words, for logs and error messages; games with a terse notation
+        override this."""
+        return self.action_to_string(action)
+
+    def string_to_action(self, text: str) -> int:
+        """The action that ``text`` (the game's move notation) names, for the seat to move.
+
+        ``ValueError`` naming the text and the expected form when it is not a move in the
+        notation; :class:`IllegalActionError` with the reason when it is a well-formed move
+        that is not legal here. This default matches ``text`` against the notation of every
+        action; games override it with a parser."""
+        if not isinstance(text, str):
+            raise ValueError(f"move {text!r} is not text: expected a move in {self.game.env_id}'s notation")
+        wanted = " ".join(text.split()).lower()
+        for action in range(self.game.num_actions):
+            if self.action_to_string(action).lower() == wanted:
+                return self.check_legal(action, text)
+        examples = ", ".join(self.action_to_string(int(a)) for a in self.legal_actions()[:3])
+        raise ValueError(f"{text!r} is not a move in {self.game.env_id}'s notation: legal moves here look like {examples}")
+
+    def check_legal(self, action: int, text: str | None = None) -> int:
+        """``action`` if it is legal for the seat to move, else :class:`IllegalActionError`
+        saying why (``text``: how the player wrote it)."""
+        if self.current_player < 0:
+            raise IllegalActionError(f"{text or action}: the game is over, no move is legal")
+        if not 0 <= action < self.game.num_actions:
+            raise IllegalActionError(f"action {action} is out of range: expected 0 <= action < {self.game.num_actions}")
+        if not self.legal_mask()[action]:
+            raise IllegalActionError(f"{text or self.action_to_string(action)} is illegal for "
+                                     f"player_{self.current_player}: {self.illegal_reason(action)}")
+        return action
 
     @abstractmethod
     def is_terminal(self) -> bool:

@@ -1,0 +1,164 @@
+"""One game between humans and agents: the single path the terminal and the web front ends drive.
+
+>>> session = PlaySession("scala_v0", opponent="greedy", human_seats=[0], seed=1)
+>>> session.play("e5-d4")          # the human's move, in the game's notation
+>>> session.advance()              # the agents answer until a human must decide again
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from sky_envs.agents import Agent, make_agent
+from sky_envs.core.registry import canonical_id, make_game
+from sky_envs.core.state import GameState, action_index
+
+HUMAN = "human"
+
+
+@dataclass(frozen=True)
+class Move:
+    """One decision of the game: who (``by``: ``"human"`` or the agent's name) played what."""
+
+    seat: int
+    action: int
+    text: str
+    by: str
+
+
+def observation_of(state: GameState) -> dict:
+    """What the env would give the seat to move: its observation and action mask."""
+    seat = state.current_player
+    return {"observation": state.observation(seat), "action_mask": state.legal_mask().astype(np.int8)}
+
+
+class PlaySession:
+    """A game of ``env_id`` where ``human_seats`` decide through :meth:`play` and every other
+    seat is played by ``opponent`` (any :func:`~sky_envs.agents.make_agent` spec or agent).
+
+    ``position`` starts from a position text instead of a seeded set-up. Agents never move on
+    their own: call :meth:`advance` (the front end decides when, e.g. to show each move).
+    """
+
+    def __init__(self, env_id: str, options: dict | None = None, opponent: str | Agent = "random",
+                 human_seats: Sequence[int] = (0,), seed: int | None = None, position: str | None = None):
+        self.env_id = canonical_id(env_id)
+        self.options = dict(options or {})
+        self.game = make_game(self.env_id, **self.options)
+        self.num_players = self.game.num_players
+        seats = sorted({int(s) for s in human_seats})
+        if any(not 0 <= s < self.num_players for s in seats):
+            raise ValueError(f"human seats {list(human_seats)} are not valid: expected seats in 0..{self.num_players - 1}")
+        self.human_seats = tuple(seats)
+        self.seed = seed
+        self._rng = np.random.default_rng(seed)
+        self.agent = make_agent(opponent, seed=seed, env_id=self.env_id, env_options=self.options)
+        self.opponent = opponent if isinstance(opponent, str) else self.agent.name
+        self.moves: list[Move] = []
+        self._before: list[GameState] = []   # the state before each of ``moves``
+        if position is None:
+            self.state = self.game.new_initial_state(self._rng)
+            self.start_text = self.state.to_text()
+        else:
+            self.load_position(position)
+
+    # ------------------------------------------------------------------ status
+    @property
+    def is_over(self) -> bool:
+        return self.state.current_player < 0
+
+    @property
+    def current_seat(self) -> int:
+        return self.state.current_player
+
+    @property
+    def human_to_move(self) -> bool:
+        return self.state.current_player in self.human_seats
+
+    def legal_moves(self) -> list[tuple[int, str]]:
+        """Every legal action of the seat to move with its notation, ascending by action."""
+        state = self.state
+        return [(int(a), state.action_to_string(int(a))) for a in state.legal_actions()]
+
+    @property
+    def scores(self) -> list[float]:
+        """The final reward per seat (zeros until the game ends, and after a truncation)."""
+        if self.state.is_terminal():
+            return [float(r) for r in self.state.returns()]
+        return [0.0] * self.num_players
+
+    def result(self) -> str | None:
+        """A one-line result once the game is over, else ``None``."""
+        if not self.is_over:
+            return None
+        if not self.state.is_terminal():
+            return f"draw: the game was cut at its turn limit after {len(self.moves)} moves"
+        returns = self.scores
+        best = max(returns)
+        winners = [f"player_{s}" for s, r in enumerate(returns) if r == best]
+        if len(winners) == self.num_players:
+            return f"draw after {len(self.moves)} moves"
+        return f"{' and '.join(winners)} {'wins' if len(winners) == 1 else 'win'} after {len(self.moves)} moves"
+
+    # ------------------------------------------------------------------ moves
+    def play(self, move: str | int) -> Move:
+        """The human's move (notation text or an action index). A mistyped move raises
+        ``ValueError``, an illegal one ``IllegalActionError``; either leaves the game as it was."""
+        if self.is_over:
+            raise ValueError(f"the game is over ({self.result()}): no move can be played")
+        if not self.human_to_move:
+            raise ValueError(f"player_{self.current_seat} is played by {self.opponent}, not by a human: "
+                             "call advance() for the agents' moves")
+        action = self.state.string_to_action(move) if isinstance(move, str) else self.state.check_legal(action_index(move))
+        return self._apply(action, HUMAN)
+
+    def advance(self) -> list[Move]:
+        """The agents' moves until a human must decide or the game is over."""
+        played = []
+        while not self.is_over and not self.human_to_move:
+            action = self.agent.act(observation_of(self.state), self.state.clone())
+            played.append(self._apply(int(action), self.agent.name))
+        return played
+
+    def _apply(self, action: int, by: str) -> Move:
+        move = Move(self.current_seat, action, self.state.action_to_string(action), by)
+        before = self.state.clone()
+        self.state.apply(action)
+        self._before.append(before)
+        self.moves.append(move)
+        return move
+
+    def undo(self) -> bool:
+        """Take back the last human move and the agents' answers to it; False if there is none."""
+        for k in range(len(self.moves) - 1, -1, -1):
+            if self.moves[k].by == HUMAN:
+                self.state = self._before[k]
+                del self.moves[k:], self._before[k:]
+                return True
+        return False
+
+    def hint(self) -> tuple[int, str]:
+        """What the opponent agent would play here, as (action, notation)."""
+        if self.is_over:
+            raise ValueError("the game is over: there is nothing to hint")
+        action = int(self.agent.act(observation_of(self.state), self.state.clone()))
+        return action, self.state.action_to_string(action)
+
+    # ------------------------------------------------------------------ text
+    def position_text(self) -> str:
+        return self.state.to_text()
+
+    def load_position(self, text: str) -> None:
+        """Continue from a position text (``ValueError`` if it is not one); the move list restarts."""
+        state = self.game.state_from_text(text, rng=self._rng)
+        self.state, self.start_text = state, state.to_text()
+        self.moves, self._before = [], []
+
+    def render_text(self) -> str:
+        return self.state.render_text()
+
+    def render_rgb(self) -> np.ndarray:
+        return self.game.render_rgb(self.state)

@@ -57,6 +57,15 @@ placement is legal, skipped otherwise). There is no swap and no first-turn limit
 | `82 + 3 * s + (k - 1)` | place k = 1..3 blocks on stand s |
 | `109 + 3 * p + j` | place on two stands s < t, p = index of (s, t) among the 36 pairs in lexicographic order, j = 0: (1, 1), 1: (1, 2), 2: (2, 1) blocks on (s, t) |
 
+### Move notation (`state.action_to_string` / `state.string_to_action`)
+
+Stands are the digits 0..8 in the board's column order (0 the centre, seat p's near and far
+stands 2p+1 and 2p+2): `3>7` transfers the top group of stand 3 onto stand 7, `pass` is no
+transfer, `+5` / `+55` / `+555` place 1..3 blocks on stand 5 and `+37` / `+377` / `+337`
+on two stands (one digit per block).
+Play it yourself: `python -m sky_envs.play --env golden_rush_v0 --opponent greedy` (see the README's
+"Play and watch"); a recorded game: `docs/replays/golden_rush_v0.gif`.
+
 ### Observation
 
 `{"observation": float32 (9, 11, 26), "action_mask": int8 (217,)}`: axis 0 the stand,

@@ -60,6 +60,20 @@ placement is legal when every stand it uses is open and ends at most at the *cap
 11 when at most 2 stands are open and no stand was closed earlier in this turn; a
 placement may never close two stands. Blocks beyond 11 are never placed.
 
+### Move notation (`state.action_to_string` / `state.string_to_action`)
+
+Stands are the digits 0..9 (0 = the golden stand), as the board's columns are labelled:
+
+| notation | action |
+|---|---|
+| `3>7` | transfer the top group of stand 3 onto stand 7 |
+| `pass` | no transfer (`-` reads too) |
+| `+5`, `+55`, `+555` | place 1, 2 or 3 blocks on stand 5 (one digit per block; the `+` may be left out) |
+| `+37`, `+377`, `+337` | place on two stands: 1+1, 1+2, 2+1 blocks |
+| `swap` | swap colours (pie rule) |
+Play it yourself: `python -m sky_envs.play --env highrise_heist_v0 --opponent greedy` (see the README's
+"Play and watch"); a recorded game: `docs/replays/highrise_heist_v0.gif`.
+
 ### Observation
 
 `{"observation": float32 (10, 11, 14), "action_mask": int8 (267,)}`: axis 0 the stand

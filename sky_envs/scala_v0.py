@@ -99,6 +99,14 @@ A player with no legal move loses (**decision** of the contract). Reaching `max_
 plies ends the game as a draw (truncation); a move that wins or loses on the last ply still
 counts, and the "no legal move" test is not made once `max_turns` is reached.
 
+### Move notation (`state.action_to_string` / `state.string_to_action`)
+
+`e5-d4`: the start and end cells of the moving stone, for a step and for a chain of jumps
+alike (jumps capture nothing, so two cells name the move; `e5d4` and `e5 d4` read too).
+`state.describe_action` says whether it is a step or a jump.
+Play it yourself: `python -m sky_envs.play --env scala_v0 --opponent greedy` (see the README's
+"Play and watch"); a recorded game: `docs/replays/scala_v0.gif`.
+
 ### Observation
 
 `{"observation": float32 (14, 11, 5), "action_mask": int8 (7744,)}`. Index `[i, j]` is the

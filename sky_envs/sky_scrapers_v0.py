@@ -51,6 +51,19 @@ A move is legal when the stack is the mover's (its top tile), every cell crossed
 landing cell are board cells, and the landing cell holds a tile. With `lines="hex"` only
 d in {0, 1, 2, 4, 5, 6} are ever legal, with `"orthogonal"` only {0, 2, 4, 6}.
 
+### Move notation (`state.action_to_string` / `state.string_to_action`)
+
+Cells are named by column letter and row number, row 1 at the top (`a1` is the top-left
+box cell, `b3` row index 2, column index 1; the ansi board is labelled so):
+
+| notation | action |
+|---|---|
+| `c3>NE` | move the stack on c3 north-east (directions N NE E SE S SW W NW); `c3-NE` and `c3 ne` read too |
+| `+c3` | place a tile on the empty cell c3 (strategic positioning; `c3` alone reads too) |
+| `a` / `b` | choose colour a or b (random positioning, 2 players) |
+Play it yourself: `python -m sky_envs.play --env sky_scrapers_v0 --opponent greedy` (see the README's
+"Play and watch"); a recorded game: `docs/replays/sky_scrapers_v0.gif`.
+
 ### Observation
 
 `{"observation": float32 (rows, cols, P + 4), "action_mask": int8 (9B + 2,)}`, from the

@@ -65,6 +65,23 @@ rush only "build a 4 on the same tower" and STOP are legal. A decision may belon
 other than the one whose turn it is (the 5's discards): `agent_selection` is whoever
 decides.
 
+### Move notation (`state.action_to_string` / `state.string_to_action`)
+
+The card and its target. Towers are numbered 0, 1, .. from the left of a row (the board
+shows `0:[3 5 =8]`), `L` / `R` is a new tower at the left / right end, seats are `p0`..`p3`:
+
+| notation | action |
+|---|---|
+| `draw`, `take 7`, `dismantle 2` | draw the top card, take the open 7, dismantle your tower 2 |
+| `7>2`, `7>L`, `7>R` | build a 7 on your tower 2, on a new tower at the left / right end |
+| `8>p1:2`, `9>p1:R` | build an 8 or 9 on player_1's row |
+| `stop` | stop / decline |
+| `exchange p1`, `give 5` | exchange with player_1, then give a 5 |
+| `keep`, `bottom` | the peeked card stays on top / goes to the bottom |
+| `ask p1 7`, `discard 5` | ask player_1 for a 7; discard a 5 |
+Play it yourself: `python -m sky_envs.play --env sky_towers_v0 --opponent greedy` (see the README's
+"Play and watch"); a recorded game: `docs/replays/sky_towers_v0.gif`.
+
 ### Observation
 
 `{"observation": float32 (51 + T + n (3 T + 18),), "action_mask": int8 (99 + 17 T,)}`.

@@ -80,6 +80,16 @@ edges: the horizontal ones ((r, c)-(r, c+1)) row-major first, then the vertical 
 Slot 0 is the seat's first colour; slot 1 its second colour (2 seats) or its neutral
 blocks (3 seats); slot 1 is never legal with 4 seats.
 
+### Move notation (`state.action_to_string` / `state.string_to_action`)
+
+Piece letter (`T` tall block, `S` short block, `R` roof, `B` bridge), colour digit (the
+colours the board lists per seat; 3 is the neutral colour with 3 seats), then where:
+`T0b2` a colour-0 tall block on foundation b2, `B1a1-b1` a colour-1 bridge between a1 and
+b1. Foundations are named by column letter and row number, row 1 at the top (the ansi
+board is labelled so). Case and spaces do not matter (`t0 B2`).
+Play it yourself: `python -m sky_envs.play --env skybridge_v0 --opponent greedy` (see the README's
+"Play and watch"); a recorded game: `docs/replays/skybridge_v0.gif`.
+
 ### Observation
 
 `{"observation": float32 (rows, cols, 34), "action_mask": int8 (N,)}`, from the observing

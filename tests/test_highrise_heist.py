@@ -58,7 +58,7 @@ def test_action_layout_matches_the_rules_file():
     assert P2(0, 1, 1, 1) == 131 and P2(0, 1, 1, 2) == 132 and P2(0, 2, 1, 1) == 133
     assert P2(8, 2, 9, 1) == 265
     assert L.placement_action([(3, 1), (7, 2)]) == 131 + 3 * L.pairs.index((3, 7)) + 1
-    assert "golden" in GAME.new_initial_state(np.random.default_rng(0)).action_to_string(P(0, 1))
+    assert "golden" in GAME.new_initial_state(np.random.default_rng(0)).describe_action(P(0, 1))
 
 
 def test_initial_position_is_the_single_block_opening():

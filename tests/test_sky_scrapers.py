@@ -277,7 +277,7 @@ def test_bad_position_text_names_the_line(text, message):
 def test_illegal_action_message_says_what_and_why():
     env = sky_envs.make_raw("sky_scrapers_v0", board="square", rows=1, cols=5, positioning="random")
     env.reset(options={"position": "a2 . . a1 b1"})
-    with pytest.raises(ValueError, match=r"action 2 \(move the stack on r0c0 E\) is illegal for player_0: .*empty"):
+    with pytest.raises(ValueError, match=r"action 2 \(move the stack on a1 E\) is illegal for player_0: .*empty"):
         env.step(2)
     with pytest.raises(ValueError, match="not yours"):
         env.step(4 * 8 + W)

@@ -300,7 +300,7 @@ def test_8_and_9_chaos_on_other_rows_with_the_builders_blocking():
     blocked = load(position(players=3, hands={0: "8 9"}, rows={1: "8", 2: "5"}))
     assert {blocked.layout.decode[a][1] for a in legal(blocked) if 23 <= a < 247} == {9}
     s.apply(C(8, 2, RIGHT()))
-    assert fields(s)["row2"] == "5 8" and s.action_to_string(C(9, 1, 0)) == "build a 9 on slot 0 of player_1's row"
+    assert fields(s)["row2"] == "5 8" and s.describe_action(C(9, 1, 0)) == "build a 9 on slot 0 of player_1's row"
 
 
 def test_chaos_completion_gives_the_owner_tower_bonuses_but_not_king_or_perfect():

@@ -251,7 +251,7 @@ def test_renders():
     ansi = sky_envs.make("skybridge_v0", render_mode="ansi", rows=2, cols=2)
     ansi.reset(options={"position": GOOD_2X2})
     text = ansi.render()
-    assert "r0  3:0Be  3:0Bw" in text and text.endswith(GOOD_2X2) and "scores [12, 3]" in text
+    assert "1   3:0Be  3:0Bw" in text and text.endswith(GOOD_2X2) and "scores [12, 3]" in text
 
 
 def test_illegal_reason_names_every_rule():
@@ -265,7 +265,7 @@ def test_illegal_reason_names_every_rule():
     s = load(game(rows=2, cols=2, variant="classic"), {"0 0": "1T 0S", "0 1": "1T", "1 0": "0S", "1 1": "1S"},
              {(0, 0): "T=1"})
     assert s.current_player == 0 and s.legal_actions().tolist() == [action(s, "0T11")]
-    assert "would touch a colour 0 piece on the adjacent (0,0)" in s.illegal_reason(1)
+    assert "would touch a colour 0 piece on the adjacent a1" in s.illegal_reason(1)
     assert "already colour 0" in s.illegal_reason(2)
     assert "no short blocks of colour 0 left" in s.illegal_reason(4 + 3)
     assert "game is over" in load(g, {}, to_move="-").illegal_reason(0)

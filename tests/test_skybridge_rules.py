@@ -24,13 +24,13 @@ def test_action_layout_and_names_on_the_default_board():
     assert g.edges[0][:2] == (0, 1) and g.edges[5][:2] == (7, 8)
     assert g.edges[6][:2] == (0, 3) and g.edges[11][:2] == (5, 8)
     s = g.new_initial_state(np.random.default_rng(0))
-    assert s.action_to_string(0) == "colour 0 tall block on (0,0)"
-    assert s.action_to_string(9 + 4) == "colour 0 short block on (1,1)"
-    assert s.action_to_string(18 + 8) == "colour 0 roof on (2,2)"
-    assert s.action_to_string(27) == "colour 0 bridge on (0,0)-(0,1)"
-    assert s.action_to_string(27 + 11) == "colour 0 bridge on (1,2)-(2,2)"
-    assert s.action_to_string(39) == "colour 2 tall block on (0,0)"
-    assert s.action_to_string(77) == "colour 2 bridge on (1,2)-(2,2)"
+    assert s.describe_action(0) == "colour 0 tall block on a1"
+    assert s.describe_action(9 + 4) == "colour 0 short block on b2"
+    assert s.describe_action(18 + 8) == "colour 0 roof on c3"
+    assert s.describe_action(27) == "colour 0 bridge on a1-b1"
+    assert s.describe_action(27 + 11) == "colour 0 bridge on c2-c3"
+    assert s.describe_action(39) == "colour 2 tall block on a1"
+    assert s.describe_action(77) == "colour 2 bridge on c2-c3"
     # at the start every block fits everywhere (level 0), nothing else does
     assert legal(s) == {f"{c}{k}{r}{q}" for c in (0, 2) for k in "TS" for r in range(3) for q in range(3)}
     assert s.legal_actions().tolist() == list(range(18)) + list(range(39, 57))
@@ -117,7 +117,7 @@ def test_classic_tall_and_short_can_differ_and_roofs_count_one_storey():
     # and so does a tall on (1,0) [3,6): the tall goes to (1,1), which is not adjacent to (0,0).
     # Roofs span [base, base+1): (0,1) [2,3) and (1,0) [3,4) are fine, (0,0) is its own colour.
     assert legal(classic) == {"0S01", "0T11", "0R01", "0R10", "0R11"}
-    assert "touch a colour 0 piece on the adjacent (0,0)" in classic.illegal_reason(action_index(classic.game, 0, "T", 1))
+    assert "touch a colour 0 piece on the adjacent a1" in classic.illegal_reason(action_index(classic.game, 0, "T", 1))
     seed = load(game(rows=2, cols=2), cells, supply)
     assert legal(seed) == {"0S01", "0T01", "0R01", "0R10", "0R11"}
 

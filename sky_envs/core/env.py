@@ -150,7 +150,7 @@ class SkyEnv(AECEnv):
     def _illegal(self, agent: str, action: int) -> None:
         state = self.game_state
         if 0 <= action < self.game.num_actions:
-            why = f"action {action} ({state.action_to_string(action)}) is illegal for {agent}: {state.illegal_reason(action)}"
+            why = f"action {action} ({state.describe_action(action)}) is illegal for {agent}: {state.illegal_reason(action)}"
         else:
             why = f"action {action} is out of range: expected 0 <= action < {self.game.num_actions}"
         if self.strict:

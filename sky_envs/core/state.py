@@ -169,7 +169,7 @@ class GameState(ABC):
             )
         if not self.legal_mask()[action]:
             raise IllegalActionError(
-                f"action {action} ({self.action_to_string(action)}) is illegal for "
+                f"action {action} ({self.describe_action(action)}) is illegal for "
                 f"player_{self.current_player}: {self.illegal_reason(action)}"
             )
         self._apply(action)

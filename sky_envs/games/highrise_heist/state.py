@@ -362,6 +362,16 @@ class StackState(GameState):
         return not self.finished and self.turn >= self.game.max_turns
 
     def action_to_string(self, action: int) -> str:
+        from sky_envs.games.highrise_heist import notation
+
+        return notation.action_to_string(self.game.layout, int(action))
+
+    def string_to_action(self, text: str) -> int:
+        from sky_envs.games.highrise_heist import notation
+
+        return notation.string_to_action(self, text)
+
+    def describe_action(self, action: int) -> str:
         return self.game.layout.describe(int(action), self._stand_name)
 
     # ------------------------------------------------------------ copies, text

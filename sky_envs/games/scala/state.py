@@ -182,6 +182,16 @@ class ScalaState(GameState):
         return f"with split_rule='illegal' a move may not split the stones into {why}"
 
     def action_to_string(self, action: int) -> str:
+        from sky_envs.games.scala import notation
+
+        return notation.action_to_string(action)
+
+    def string_to_action(self, text: str) -> int:
+        from sky_envs.games.scala import notation
+
+        return notation.string_to_action(self, text)
+
+    def describe_action(self, action: int) -> str:
         start, end = divmod(int(action), NUM_CELLS)
         kind = ""
         if self.current_player >= 0 and self.stones[self.current_player] >> start & 1:

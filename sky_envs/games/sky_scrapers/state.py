@@ -180,14 +180,19 @@ class SkyScrapersState(GameState):
         return f"a stack must land on a tile or stack, and the cell {h} steps {DIRECTION_NAMES[d]} is empty"
 
     def action_to_string(self, action: int) -> str:
-        B, cols = self.board.size, self.board.cols
-        if action < 8 * B:
-            origin, d = divmod(action, 8)
-            return f"move the stack on r{origin // cols}c{origin % cols} {DIRECTION_NAMES[d]}"
-        if action < 9 * B:
-            cell = action - 8 * B
-            return f"place a tile on r{cell // cols}c{cell % cols}"
-        return f"choose colour {COLOUR_LETTERS[action - 9 * B]}"
+        from sky_envs.games.sky_scrapers import notation
+
+        return notation.action_to_string(self, int(action))
+
+    def string_to_action(self, text: str) -> int:
+        from sky_envs.games.sky_scrapers import notation
+
+        return notation.string_to_action(self, text)
+
+    def describe_action(self, action: int) -> str:
+        from sky_envs.games.sky_scrapers import notation
+
+        return notation.describe_action(self, int(action))
 
     # ------------------------------------------------------------------ end
     def is_terminal(self) -> bool:

@@ -15,6 +15,7 @@ import re
 
 import numpy as np
 
+from sky_envs.core.notation import column_name
 from sky_envs.core.text import parse_int, position_error, split_position
 from sky_envs.games.sky_scrapers.board import board_for
 from sky_envs.games.sky_scrapers.state import CHOOSE, COLOUR_LETTERS, MOVE, PLACE, SkyScrapersState
@@ -131,15 +132,16 @@ def state_from_text(game, text: str, rng: np.random.Generator | None = None) -> 
 
 
 def render_board(state: SkyScrapersState) -> str:
-    """The position with aligned columns, hex rows indented, and a status line."""
+    """The position with aligned columns labelled by cell names, hex rows indented, and a status line."""
     rows, cols = state.board.rows, state.board.cols
     tokens = [_token(state, i) for i in range(state.board.size)]
-    width = max(len(t) for t in tokens)
+    width = max(len(t) for t in tokens + [column_name(cols - 1)])
     hex_board = state.board.lines == "hex"
-    lines = []
+    label = len(str(rows))    # cell names of the move notation: column letters, rows from 1 at the top
+    lines = [" " * (label + 1) + " ".join(column_name(c).rjust(width) for c in range(cols))]
     for r in range(rows):
         indent = " " * ((width + 1) * r // 2) if hex_board else ""
-        lines.append(indent + " ".join(t.rjust(width) for t in tokens[r * cols:(r + 1) * cols]))
+        lines.append(f"{r + 1:>{label}} " + indent + " ".join(t.rjust(width) for t in tokens[r * cols:(r + 1) * cols]))
     seats = []
     for seat, colour in enumerate(state.seat_colours):
         letter = COLOUR_LETTERS[colour] if colour >= 0 else "?"

@@ -57,7 +57,8 @@ def render_text(st, debug: bool = False) -> str:
                      f"completed, {card}, bonuses: {', '.join(bonuses) or '-'}")
         hand = _hand_words(st.hands[s]) if _shown(st, s, debug) else f"{st.hand_size[s]} hidden card(s)"
         lines.append(f"  hand: {hand}")
-        towers = ["[" + " ".join(map(str, t)) + f" ={total}]" for t, total in zip(st.rows[s], st.sums[s])]
+        # numbered as in the move notation ("7>1" builds a 7 on tower 1)
+        towers = [f"{k}:[" + " ".join(map(str, t)) + f" ={total}]" for k, (t, total) in enumerate(zip(st.rows[s], st.sums[s]))]
         lines.append(f"  row:  {' '.join(towers) or '-'}")
     return "\n".join(lines)
 

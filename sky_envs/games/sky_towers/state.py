@@ -273,6 +273,16 @@ class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
 
     # =========================================================== explanations
     def action_to_string(self, action: int) -> str:
+        from sky_envs.games.sky_towers import notation
+
+        return notation.action_to_string(self, int(action))
+
+    def string_to_action(self, text: str) -> int:
+        from sky_envs.games.sky_towers import notation
+
+        return notation.string_to_action(self, text)
+
+    def describe_action(self, action: int) -> str:
         L = self.layout
         kind, v, o, p = L.decode[action]
         seat = self.current_player if self.current_player >= 0 else self.turn_of

@@ -383,9 +383,22 @@ class SkybridgeState(LazilyCopiedRng, KeepsViews, GameState):
 
     # ---------------------------------------------------------- explanations
     def where(self, i: int) -> str:
-        return f"({i // self.game.cols},{i % self.game.cols})"
+        """Foundation ``i`` by its name in the move notation (``b2``)."""
+        from sky_envs.core.notation import cell_name
+
+        return cell_name(*divmod(i, self.game.cols))
 
     def action_to_string(self, action: int) -> str:
+        from sky_envs.games.skybridge import notation
+
+        return notation.action_to_string(self, int(action))
+
+    def string_to_action(self, text: str) -> int:
+        from sky_envs.games.skybridge import notation
+
+        return notation.string_to_action(self, text)
+
+    def describe_action(self, action: int) -> str:
         slot, kind, target = self.decode(action)
         seat = self.current_player if self.current_player >= 0 else self.to_move
         colours = self.game.slot_colour[seat]

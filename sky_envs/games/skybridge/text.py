@@ -23,6 +23,7 @@ import re
 
 import numpy as np
 
+from sky_envs.core.notation import column_name
 from sky_envs.core.text import parse_int, position_error
 from sky_envs.games.skybridge.pieces import (
     BRIDGE, DIR_LETTERS, NUM_COLOURS, OPPOSITE, ROOF, SHORT, SUP_B, SUP_R, SUP_S, SUP_T, SUPPLY_LETTERS,
@@ -213,11 +214,12 @@ def render_board(state: SkybridgeState) -> str:
     for i, stack in enumerate(state.stacks):
         cells.append(f"{state.heights[i]}:{token(stack[-1])}" if stack else ".")
     width = max(6, *(len(c) for c in cells)) + 1
-    header = "    " + "".join(f"c{c}".ljust(width) for c in range(game.cols))
+    # foundations labelled by their names in the move notation: column letters, rows from 1 at the top
+    header = "    " + "".join(column_name(c).ljust(width) for c in range(game.cols))
     lines = [f"skybridge ({game.variant}, {game.num_players} seats) heights:top", header.rstrip()]
     for r in range(game.rows):
         row = cells[r * game.cols:(r + 1) * game.cols]
-        lines.append((f"r{r}  " + "".join(c.ljust(width) for c in row)).rstrip())
+        lines.append((f"{r + 1:<4}" + "".join(c.ljust(width) for c in row)).rstrip())
     colours = "; ".join(f"player_{s}: {','.join(map(str, cs))}" for s, cs in enumerate(game.slot_colour))
     lines.append(f"colours {colours}")
     lines.append(f"scores {state.scores()}")

@@ -103,7 +103,7 @@ def test_human_agent_plays_a_tournament_game_and_retries_after_bad_answers():
 
     rewards = play_game(game, [human, RandomAgent()], seed=3)
     assert len(rewards) == 2 and len(told) == 2
-    assert "notation" in told[0] and "illegal" in told[1]
+    assert "is not a move" in told[0] and "illegal" in told[1]
 
 
 def test_human_agent_gives_up_when_its_script_keeps_failing():
@@ -111,3 +111,19 @@ def test_human_agent_gives_up_when_its_script_keeps_failing():
     human = HumanAgent(lambda s: "nonsense", tell=lambda m: None, max_tries=3)
     with pytest.raises(ValueError, match="nonsense"):
         human.act({}, state)
+
+
+def test_a_human_agent_is_an_opponent_in_the_single_agent_view():
+    from sky_envs.gym_env import SingleAgentEnv
+
+    asked = []
+
+    def ask(state):
+        asked.append(state.current_player)
+        return state.action_to_string(int(state.legal_actions()[-1]))
+
+    env = SingleAgentEnv("scala_v0", opponent=HumanAgent(ask), seat=0)
+    env.reset(seed=0)
+    for _ in range(3):
+        env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert asked and set(asked) == {1}

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from sky_envs.agents import Agent, make_agent
+from sky_envs.agents.human import HumanAgent
 from sky_envs.core.registry import canonical_id, make_game
-from sky_envs.core.state import GameState, action_index
+from sky_envs.core.state import GameState
 
 HUMAN = "human"
 
@@ -57,6 +58,10 @@ class PlaySession:
         self._rng = np.random.default_rng(seed)
         self.agent = make_agent(opponent, seed=seed, env_id=self.env_id, env_options=self.options)
         self.opponent = opponent if isinstance(opponent, str) else self.agent.name
+        # humans sit behind the Agent interface too: their agent answers with the move given to play()
+        human = HumanAgent(lambda state: self._typed, max_tries=1)
+        self.agents = [human if seat in self.human_seats else self.agent for seat in range(self.num_players)]
+        self._typed: str | int | None = None
         self.moves: list[Move] = []
         self._before: list[GameState] = []   # the state before each of ``moves``
         if position is None:
@@ -112,16 +117,21 @@ class PlaySession:
         if not self.human_to_move:
             raise ValueError(f"player_{self.current_seat} is played by {self.opponent}, not by a human: "
                              "call advance() for the agents' moves")
-        action = self.state.string_to_action(move) if isinstance(move, str) else self.state.check_legal(action_index(move))
-        return self._apply(action, HUMAN)
+        self._typed = move
+        return self._apply(self._decide(), HUMAN)
 
     def advance(self) -> list[Move]:
         """The agents' moves until a human must decide or the game is over."""
         played = []
         while not self.is_over and not self.human_to_move:
-            action = self.agent.act(observation_of(self.state), self.state.clone())
-            played.append(self._apply(int(action), self.agent.name))
+            played.append(self._apply(self._decide(), self.agent.name))
         return played
+
+    def _decide(self) -> int:
+        """The decision of the seat to move, from its agent (a human's: the move given to play())."""
+        seat = self.current_seat
+        state = self.state if seat in self.human_seats else self.state.clone()   # agents may not disturb the game
+        return int(self.agents[seat].act(observation_of(state), state))
 
     def _apply(self, action: int, by: str) -> Move:
         move = Move(self.current_seat, action, self.state.action_to_string(action), by)

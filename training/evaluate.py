@@ -8,7 +8,8 @@ checkpoint files (``policy.pt``; ``policy.pt@200`` plays PUCT search with 200 si
 checked against the env before any game is played. ``--pairings A:B[:GAMES] ...``
 plays only those pairings (names as in the table), each ``--games`` or GAMES games; ``--workers N`` shares each
 pairing's games among N processes (the same results as one). Prints the table and writes
-``evaluation.{json,csv,png}`` into ``--out``.
+``evaluation.{json,csv,png}`` into ``--out``. ``--save-games DIR`` writes every game as a replay
+file into DIR (watch one with ``python -m sky_envs.replay FILE``).
 """
 
 from __future__ import annotations
@@ -26,10 +27,11 @@ from training.tournament import round_robin
 
 
 def evaluate_policy(env_id: str, options: dict, policy_path: str | Path, evaluation: dict, seed: int,
-                    out_dir: str | Path, log=print, **report_fields) -> dict:
+                    out_dir: str | Path, log=print, save_games: str | Path | None = None, **report_fields) -> dict:
     """The end-of-training evaluation: ``policy_path`` (raw, and with PUCT search when
     ``evaluation["search_simulations"]`` > 0) in a round robin with ``evaluation["opponents"]``;
-    prints the table and writes ``evaluation.{json,csv,png}`` into ``out_dir``."""
+    prints the table and writes ``evaluation.{json,csv,png}`` into ``out_dir`` (and with
+    ``save_games`` a replay file per game into that folder)."""
     entries = {"policy": make_agent(str(policy_path), env_id=env_id, env_options=options, seed=seed)}
     if evaluation.get("search_simulations", 0) > 0:
         budget = evaluation["search_simulations"]
@@ -39,7 +41,7 @@ def evaluate_policy(env_id: str, options: dict, policy_path: str | Path, evaluat
         kwargs = {"simulations": evaluation["mcts_simulations"]} if name == "mcts" else {}
         entries[name] = make_agent(name, seed=seed, **kwargs)
     anchor = "random" if "random" in entries else next(iter(entries))
-    results = round_robin(env_id, options, entries, evaluation["games"], seed=seed)
+    results = round_robin(env_id, options, entries, evaluation["games"], seed=seed, save_games=save_games)
     report = build_report(env_id, options, list(entries), results, anchor=anchor)
     report["policy"] = str(policy_path)
     report.update(report_fields)
@@ -63,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="play only these pairings, agents named as in the table (default: every pair); "
                              "GAMES overrides --games for one pairing")
     parser.add_argument("--workers", type=int, default=1, help="processes that share each pairing's games")
+    parser.add_argument("--save-games", metavar="DIR", help="write each game as a replay file into DIR")
     args = parser.parse_args(argv)
     try:
         if args.config:
@@ -98,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError("--workers must be >= 1")
     except ValueError as error:
         parser.error(str(error))
-    results = round_robin(env_id, options, entries, args.games, seed=args.seed, pairings=pairings, workers=args.workers)
+    results = round_robin(env_id, options, entries, args.games, seed=args.seed, pairings=pairings, workers=args.workers,
+                          save_games=args.save_games)
     played = [name for name in entries if any(name in (r.a, r.b) for r in results)]  # rated: who played
     anchor = "random" if "random" in played else played[0]
     report = build_report(env_id, options, played, results, anchor)

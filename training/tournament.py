@@ -4,23 +4,35 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from sky_envs.agents import Agent
 from sky_envs.core.registry import make_game
+from sky_envs.replay import record, replay_name, start_state, write_replay
 from training.actors import Actor, advance
 
 
-def play_game(game, agents: list[Agent], seed: int) -> np.ndarray:
-    """One game with ``agents[seat]`` in each seat; the final rewards (zeros if truncated)."""
-    state = game.new_initial_state(np.random.default_rng(seed))
+def play_game(game, agents: list[Agent], seed: int, replay_path: Path | None = None,
+              names: list[str] | None = None) -> np.ndarray:
+    """One game with ``agents[seat]`` in each seat; the final rewards (zeros if truncated).
+    With ``replay_path`` the game is also written there as a replay file (``sky_envs.replay``),
+    its seats named by ``names`` (default: the agents' names)."""
+    state = start_state(game, seed)
     for k, agent in enumerate(agents):
         agent.reset(seed=seed * 17 + k)
+    start, moves = (state.to_text(), []) if replay_path is not None else (None, None)
     while state.current_player >= 0:
         seat = state.current_player
         observation = {"observation": state.observation(seat), "action_mask": state.legal_mask().astype(np.int8)}
-        state.apply(agents[seat].act(observation, state))
+        action = agents[seat].act(observation, state)
+        if moves is not None:
+            moves.append({"seat": seat, "action": int(action), "text": state.action_to_string(int(action))})
+        state.apply(action)
+    if replay_path is not None:
+        players = names or [agent.name for agent in agents]
+        write_replay(record(game.env_id, game.options(), seed, players, start, moves, state), replay_path)
     return state.returns() if state.is_terminal() else np.zeros(game.num_players)
 
 
@@ -54,8 +66,9 @@ class PairResult:
 
 
 def match(env_id: str, options: dict, a: tuple[str, Agent], b: tuple[str, Agent], games: int,
-          seed: int = 0, workers: int = 1) -> PairResult:
+          seed: int = 0, workers: int = 1, save_games: str | Path | None = None) -> PairResult:
     """``a`` against ``b``: ``a`` takes seat g % players in game g, ``b`` every other seat.
+    ``save_games``: a folder that receives one replay file per game (``A-vs-B-game0003.json``).
 
     Every game re-seeds the agents, so ``workers`` processes (each playing a share of the
     games on copies of the agents) give exactly the result of one.
@@ -66,14 +79,14 @@ def match(env_id: str, options: dict, a: tuple[str, Agent], b: tuple[str, Agent]
 
         bounds = np.linspace(0, games, min(workers, games) + 1).astype(int)
         with ProcessPoolExecutor(len(bounds) - 1, mp_context=multiprocessing.get_context("spawn")) as pool:
-            parts = list(pool.map(_match_range, *zip(*[(env_id, options, a, b, lo, hi, seed)
+            parts = list(pool.map(_match_range, *zip(*[(env_id, options, a, b, lo, hi, seed, save_games)
                                                        for lo, hi in zip(bounds[:-1], bounds[1:])])))
         return PairResult(a[0], b[0], *(sum(getattr(p, k) for p in parts) for k in ("wins", "draws", "losses")))
-    return _match_range(env_id, options, a, b, 0, games, seed)
+    return _match_range(env_id, options, a, b, 0, games, seed, save_games)
 
 
 def _match_range(env_id: str, options: dict, a: tuple[str, Agent], b: tuple[str, Agent], first: int, last: int,
-                 seed: int) -> PairResult:
+                 seed: int, save_games: str | Path | None = None) -> PairResult:
     import torch
 
     torch.set_num_threads(1)  # one process per core
@@ -81,9 +94,10 @@ def _match_range(env_id: str, options: dict, a: tuple[str, Agent], b: tuple[str,
     result = PairResult(a[0], b[0])
     for g in range(first, last):
         seat = g % game.num_players
-        agents = [b[1]] * game.num_players
-        agents[seat] = a[1]
-        result.record(play_game(game, agents, seed + g)[seat])
+        agents, names = [b[1]] * game.num_players, [b[0]] * game.num_players
+        agents[seat], names[seat] = a[1], a[0]
+        path = None if save_games is None else Path(save_games) / f"{replay_name(a[0], 'vs', b[0], f'game{g:04d}')}.json"
+        result.record(play_game(game, agents, seed + g, path, names)[seat])
     return result
 
 
@@ -102,14 +116,15 @@ def batched_match(env_id: str, options: dict, a: tuple[str, Actor], b: tuple[str
 
 
 def round_robin(env_id: str, options: dict, entries: dict[str, Agent], games: int, seed: int = 0,
-                progress=None, pairings: list[tuple] | None = None, workers: int = 1) -> list[PairResult]:
+                progress=None, pairings: list[tuple] | None = None, workers: int = 1,
+                save_games: str | Path | None = None) -> list[PairResult]:
     """Every pair of entries plays ``games`` games (seats rotating), or only ``pairings``:
-    ``(a, b)`` or ``(a, b, games)`` tuples of entry names."""
+    ``(a, b)`` or ``(a, b, games)`` tuples of entry names. ``save_games``: see :func:`match`."""
     results = []
     for pairing in pairings if pairings is not None else itertools.combinations(entries, 2):
         name_a, name_b, count = (*pairing, games)[:3]
         results.append(match(env_id, options, (name_a, entries[name_a]), (name_b, entries[name_b]), count, seed,
-                             workers))
+                             workers, save_games))
         if progress is not None:
             progress(results[-1])
     return results

@@ -103,3 +103,16 @@ def test_a_file_that_is_not_json_is_refused(tmp_path):
     (tmp_path / "x.json").write_text("not json")
     with pytest.raises(ReplayError, match="not a readable JSON replay"):
         load_replay(tmp_path / "x.json")
+
+
+@pytest.mark.parametrize("env_id", sky_envs.env_ids())
+def test_the_shipped_replays_replay_and_the_env_docs_show_them(env_id):
+    from pathlib import Path
+    import importlib
+
+    folder = Path(__file__).resolve().parent.parent / "docs" / "replays"
+    replay = load_replay(folder / f"{env_id}.json")
+    notation_matches(replay)
+    with Image.open(folder / f"{env_id}.gif") as image:
+        assert image.n_frames == min(len(replay["moves"]), 30) + 1
+    assert f"docs/replays/{env_id}.gif" in importlib.import_module(f"sky_envs.{env_id}").__doc__

@@ -14,6 +14,8 @@ from sky_envs.play.__main__ import main
 from sky_envs.play.session import PlaySession
 from sky_envs.play.terminal import notation_help, run_terminal
 
+BUILTIN = [env_id for env_id in sky_envs.env_ids() if not env_id.startswith("tiny_")]
+
 
 def well_formed_illegal_move(state) -> str:
     """A move in the notation that parses but is not legal here."""
@@ -52,7 +54,7 @@ class Keyboard:
         self.output.append(text)
 
 
-@pytest.mark.parametrize("env_id", sky_envs.env_ids())
+@pytest.mark.parametrize("env_id", BUILTIN)
 def test_a_scripted_player_finishes_a_game_through_the_terminal_loop(env_id):
     session = PlaySession(env_id, opponent="random", human_seats=[0], seed=4)
     keyboard = Keyboard(session)
@@ -110,5 +112,19 @@ def test_python_m_sky_envs_play_runs_a_hot_seat_game_from_piped_stdin():
 
 
 def test_every_env_documents_its_notation():
-    for env_id in sky_envs.env_ids():
+    for env_id in BUILTIN:
         assert notation_help(env_id).startswith("### Move notation")
+
+
+def test_a_registered_third_party_game_is_playable_through_the_default_notation():
+    from tests.tiny_game import NimGame
+
+    sky_envs.register("tiny_nim_v0", NimGame, overwrite=True)
+    session = PlaySession("tiny_nim_v0", opponent="random", seed=0)
+    output, script = [], iter(["help", "nonsense"])
+
+    def read(prompt):
+        return next(script, None) or session.legal_moves()[0][1]
+
+    assert run_terminal(session, read, output.append) == session.result()
+    assert notation_help("tiny_nim_v0") == "" and "not understood: 'nonsense'" in "\n".join(output)

@@ -27,10 +27,13 @@ HELP = """Commands:
 
 
 def notation_help(env_id: str) -> str:
-    """The "Move notation" section of the env's docstring."""
+    """The "Move notation" section of a built-in env's docstring ('' for other games)."""
     import importlib
 
-    doc = importlib.import_module(f"sky_envs.{env_id}").__doc__ or ""
+    try:
+        doc = importlib.import_module(f"sky_envs.{env_id}").__doc__ or ""
+    except ImportError:     # a game registered from elsewhere: its notation is its action_to_string
+        return ""
     start = doc.find("### Move notation")
     if start < 0:
         return ""

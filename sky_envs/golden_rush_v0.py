@@ -59,8 +59,8 @@ placement is legal, skipped otherwise). There is no swap and no first-turn limit
 
 ### Move notation (`state.action_to_string` / `state.string_to_action`)
 
-Stands are the digits 0..8 in the board's column order (0 the centre, seat p's near and far
-stands 2p+1 and 2p+2): `3>7` transfers the top group of stand 3 onto stand 7, `pass` is no
+Stands are the digits 0..8 that head the board's columns (0 the centre; seat p's near and
+far stands 2p+1 and 2p+2, named on the board's `arm` line): `3>7` transfers the top group of stand 3 onto stand 7, `pass` is no
 transfer, `+5` / `+55` / `+555` place 1..3 blocks on stand 5 and `+37` / `+377` / `+337`
 on two stands (one digit per block).
 Play it yourself: `python -m sky_envs.play --env golden_rush_v0 --opponent greedy` (see the README's

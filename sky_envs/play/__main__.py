@@ -52,7 +52,11 @@ def main(argv: list[str] | None = None) -> int:
 
         serve(session_factory, args.host, args.port)
         return 0
-    run_terminal(session)
+    try:
+        run_terminal(session)
+    except KeyboardInterrupt:
+        print("\nleaving the game")
+        return 130
     return 0
 
 

@@ -45,7 +45,9 @@ def status_line(state) -> str:
 
 def render_ansi(state) -> str:
     letters = state.game.letters
-    labels = stand_labels(state)
+    # the header numbers the stands as the move notation does ("3>7", "+55"); Golden Rush's
+    # arm names (seat, near/far) get a line of their own below
+    labels = ["0*"] + [str(s) for s in range(1, len(state.stands))]
     width = 3
     lines = ["lvl " + "".join(label.rjust(width) for label in labels)]
     for level in range(HEIGHT - 1, -1, -1):
@@ -60,6 +62,7 @@ def render_ansi(state) -> str:
     lines.append("own " + "".join(o.rjust(width) for o in owners))
     if state.num_players == 4:
         lines.append("cap " + "".join(str(c).rjust(width) for c in state.capacities()))
+        lines.append("arm " + "".join(label.rjust(width) for label in stand_labels(state)))
     lines.append(status_line(state))
     return "\n".join(lines)
 

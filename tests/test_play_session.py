@@ -53,16 +53,17 @@ def test_mistyped_and_illegal_moves_leave_the_game_unchanged(env_id):
 
 
 def test_hot_seat_and_agents_take_turns_in_order():
-    session = PlaySession("sky_scrapers_v0", {"players": 4}, opponent="greedy", human_seats=[0, 2], seed=1)
-    session.advance()
+    session = PlaySession("sky_scrapers_v0", {"players": 4}, opponent="greedy", human_seats=[1, 2], seed=1)
+    assert [m.seat for m in session.advance(limit=1)] == [0] and session.human_to_move   # player_0 moves first
+    assert session.advance() == []
     for _ in range(6):
         if session.is_over:
             break
         seat = session.current_seat
-        assert seat in (0, 2)
+        assert seat in (1, 2)
         session.play(session.legal_moves()[0][1])
         for move in session.advance():
-            assert move.seat in (1, 3) and move.by == "greedy"
+            assert move.seat in (0, 3) and move.by == "greedy"
     with pytest.raises(ValueError, match="human seats"):
         PlaySession("scala_v0", human_seats=[2])
 

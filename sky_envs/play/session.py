@@ -120,10 +120,11 @@ class PlaySession:
         self._typed = move
         return self._apply(self._decide(), HUMAN)
 
-    def advance(self) -> list[Move]:
-        """The agents' moves until a human must decide or the game is over."""
+    def advance(self, limit: int | None = None) -> list[Move]:
+        """The agents' moves until a human must decide or the game is over (at most ``limit``
+        moves when given, for a front end that shows them one by one)."""
         played = []
-        while not self.is_over and not self.human_to_move:
+        while not self.is_over and not self.human_to_move and (limit is None or len(played) < limit):
             played.append(self._apply(self._decide(), self.agent.name))
         return played
 

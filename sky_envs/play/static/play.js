@@ -1,0 +1,216 @@
+// The play page: draws the state the server sends and posts the human's choices.
+// Everything the page knows comes from GET /api/state or the answer to a POST; the server
+// checks every move, so the page never decides what is legal.
+"use strict";
+
+const MAX_MOVE_BUTTONS = 400;  // more buttons than this make the list useless; filter instead
+const $ = (id) => document.getElementById(id);
+let current = null;             // the last state received
+let busy = false;
+let positionEdited = false;     // the player typed in the position box: keep their text
+
+function seatName(seat) { return `player_${seat}`; }
+
+function seatRole(state, seat) {
+  if (!state.human_seats.includes(seat)) return "agent";
+  return state.human_seats.length > 1 ? "human" : "you";
+}
+
+async function api(method, path, body) {
+  const init = { method, headers: {} };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  let data;
+  try {
+    data = await response.json();
+  } catch (error) {
+    throw new Error(`the server answered ${response.status} without JSON`);
+  }
+  if (!response.ok) throw new Error(data.error || `the server answered ${response.status}`);
+  return data;
+}
+
+function showError(message) {
+  const box = $("error");
+  box.textContent = message;
+  box.hidden = !message;
+}
+
+function setBusy(value, message) {
+  busy = value;
+  document.body.dataset.busy = value ? "1" : "0";
+  for (const element of document.querySelectorAll("#side button, #move-input")) {
+    element.disabled = value || (current !== null && needsHumanTurn(element) && !current.human_to_move);
+  }
+  if (value && message) $("status").textContent = message;
+}
+
+function needsHumanTurn(element) {
+  return ["move-input", "move-submit", "hint"].includes(element.id) || element.classList.contains("move");
+}
+
+function describeMoves(moves) {
+  return moves.map((m) => `${seatName(m.seat)} ${m.text}`).join(", ");
+}
+
+function render(state, replies) {
+  current = state;
+  document.title = `sky_envs: ${state.env_id}`;
+  $("title").textContent = `${state.env_id}: ${state.num_players} players`;
+  if (state.is_over) {
+    $("status").textContent = `Game over. ${state.result || ""}`;
+  } else if (state.human_to_move) {
+    const seat = state.current_seat;
+    $("status").textContent = `${seatName(seat)} (${seatRole(state, seat)}) to move`;
+  } else {
+    $("status").textContent = `${seatName(state.current_seat)} (agent) to move`;
+  }
+  $("replies").textContent = replies && replies.length ? `Agent played: ${describeMoves(replies)}` : "";
+  $("board").src = `/api/picture.png?v=${state.version}`;
+  $("board-text").textContent = state.board_text;
+  if ($("position-box").open && !positionEdited) fetchPosition();
+  renderLegalMoves();
+  renderScores(state);
+  renderLog(state, replies || []);
+  $("hint-text").textContent = "";
+  document.body.dataset.version = String(state.version);
+}
+
+function renderLegalMoves() {
+  const list = $("legal-moves");
+  const filter = $("filter").value.trim().toLowerCase();
+  const moves = current ? current.legal_moves : [];
+  const shown = moves.filter(([, text]) => text.toLowerCase().includes(filter));
+  list.replaceChildren();
+  for (const [action, text] of shown.slice(0, MAX_MOVE_BUTTONS)) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "move";
+    button.setAttribute("role", "listitem");
+    button.dataset.action = String(action);
+    button.textContent = text;
+    button.disabled = busy;
+    button.addEventListener("click", () => playMove(action));
+    list.append(button);
+  }
+  let count = `${moves.length} legal move${moves.length === 1 ? "" : "s"}`;
+  if (filter) count += `, ${shown.length} match${shown.length === 1 ? "es" : ""} the filter`;
+  if (shown.length > MAX_MOVE_BUTTONS) count += ` (first ${MAX_MOVE_BUTTONS} shown: filter to see the rest)`;
+  if (!current || !current.human_to_move) count = "";
+  $("legal-count").textContent = count;
+}
+
+function renderScores(state) {
+  const body = $("scores").tBodies[0];
+  body.replaceChildren();
+  const scores = Array.isArray(state.scores) ? state.scores : [];
+  for (let seat = 0; seat < state.num_players; seat++) {
+    const row = body.insertRow();
+    if (seat === state.current_seat) row.className = "to-move";
+    row.insertCell().textContent = `${seatName(seat)} (${seatRole(state, seat)})`;
+    const score = scores[seat];
+    row.insertCell().textContent = score === undefined ? "" : String(score);
+  }
+  $("result").textContent = state.is_over && state.result ? state.result : "";
+}
+
+function renderLog(state, replies) {
+  const log = $("move-log");
+  log.replaceChildren();
+  const latest = state.moves.length - replies.length;
+  state.moves.forEach((move, index) => {
+    const item = document.createElement("li");
+    item.textContent = `${seatName(move.seat)}: ${move.text}` + (move.by === "human" ? "" : ` (${move.by})`);
+    if (!state.human_seats.includes(move.seat)) item.classList.add("agent");
+    if (index >= latest && replies.length) item.classList.add("latest");
+    log.append(item);
+  });
+  log.scrollTop = log.scrollHeight;
+}
+
+// One action at a time: a second click while the server thinks is ignored.
+async function act(message, request) {
+  if (busy) return;
+  setBusy(true, message);
+  showError("");
+  try {
+    return await request();
+  } catch (error) {
+    showError(error.message);
+  } finally {
+    setBusy(false);
+    if (current) render(current, current.lastReplies);
+  }
+}
+
+async function playMove(move) {
+  await act("Waiting for the agents…", async () => {
+    const answer = await api("POST", "/api/move", { move });
+    answer.state.lastReplies = answer.replies;
+    current = answer.state;
+    $("move-input").value = "";
+    return answer;
+  });
+}
+
+// The position text is fetched only when asked for: in Sky Towers it shows hidden cards.
+async function fetchPosition() {
+  try {
+    $("position").value = (await api("GET", "/api/position")).position;
+    positionEdited = false;
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
+async function refresh() {
+  await act("Loading…", async () => {
+    current = await api("GET", "/api/state");
+  });
+}
+
+function simple(path, message, after) {
+  return () => act(message, async () => {
+    const answer = await api("POST", path, {});
+    answer.state.lastReplies = answer.replies || [];
+    current = answer.state;
+    if (after) after(answer);
+  });
+}
+
+function setup() {
+  $("move-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const text = $("move-input").value.trim();
+    if (!text) { showError("Type a move first, or choose one from the list."); return; }
+    playMove(text);
+  });
+  $("filter").addEventListener("input", renderLegalMoves);
+  $("undo").addEventListener("click", simple("/api/undo", "Undoing…", (answer) => {
+    if (!answer.undone) showError("Nothing to undo.");
+  }));
+  $("new-game").addEventListener("click", simple("/api/new", "Starting a new game…"));
+  $("hint").addEventListener("click", () => act("Asking the agent…", async () => {
+    const answer = await api("POST", "/api/hint", {});
+    current = answer.state;
+    return answer;
+  }).then((answer) => {
+    if (answer) $("hint-text").textContent = `Hint: ${answer.hint[1]}`;
+  }));
+  $("position-box").addEventListener("toggle", () => {
+    if ($("position-box").open) fetchPosition();
+  });
+  $("position").addEventListener("input", () => { positionEdited = true; });
+  $("load").addEventListener("click", () => act("Loading the position…", async () => {
+    const answer = await api("POST", "/api/load", { position: $("position").value });
+    answer.state.lastReplies = answer.replies;
+    current = answer.state;
+    positionEdited = false;
+  }));
+  refresh();
+}
+
+document.addEventListener("DOMContentLoaded", setup);

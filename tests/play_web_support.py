@@ -1,0 +1,70 @@
+"""Helpers shared by the play server's API tests and its browser test: a real server on an
+ephemeral port in a thread, JSON requests with urllib, and a well-formed illegal move."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import urllib.error
+import urllib.request
+
+from sky_envs.core.registry import make_game
+from sky_envs.core.state import IllegalActionError
+from sky_envs.play import PlaySession
+from sky_envs.play.web import make_server
+
+PLAY_ENV_IDS = ["sky_scrapers_v0", "scala_v0", "highrise_heist_v0", "golden_rush_v0",
+                "skybridge_v0", "sky_towers_v0"]
+
+
+@contextlib.contextmanager
+def running_server(env_id="scala_v0", options=None, opponent="random", human_seats=(0,), seed=0):
+    """A play server over a new PlaySession, serving in a thread until the block ends."""
+
+    def session_factory():
+        return PlaySession(env_id, options, opponent=opponent, human_seats=human_seats, seed=seed)
+
+    server = make_server(session_factory, host="127.0.0.1", port=0, quiet=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def call(server, method, path, body=None, raw=None, headers=None):
+    """``(status, decoded JSON or raw bytes, response headers)`` of one request; ``body`` is
+    sent as JSON, ``raw`` as given."""
+    data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+    all_headers = {"Content-Type": "application/json"} if data is not None else {}
+    all_headers.update(headers or {})
+    request = urllib.request.Request(server.url.rstrip("/") + path, data=data, method=method, headers=all_headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            status, content, response_headers = response.status, response.read(), response.headers
+    except urllib.error.HTTPError as error:
+        status, content, response_headers = error.code, error.read(), error.headers
+    if response_headers.get("Content-Type", "").startswith("application/json"):
+        content = json.loads(content)
+    return status, content, response_headers
+
+
+def illegal_move_text(env_id, position, options=None):
+    """A move written in ``env_id``'s notation that is well formed but illegal in ``position``."""
+    state = make_game(env_id, **(options or {})).state_from_text(position)
+    legal = state.legal_mask()
+    for action in range(state.game.num_actions):
+        if legal[action]:
+            continue
+        text = state.action_to_string(action)
+        try:
+            state.string_to_action(text)
+        except IllegalActionError:
+            return text
+        except ValueError:
+            continue    # an action slot with no notation of its own (Highrise Heist's "0>0")
+    raise AssertionError(f"every well-formed move is legal in this {env_id} position")

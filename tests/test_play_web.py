@@ -119,6 +119,21 @@ def test_hint_undo_new_and_load():
         assert position == after_one[1] and state["moves"] == [] and state["human_to_move"]
 
 
+def test_a_move_chosen_in_an_older_position_is_refused():
+    with running_server("scala_v0", seed=1) as server:
+        state, _ = snapshot(server)
+        (action, _), version = state["legal_moves"][0], state["version"]
+        status, answer, _ = call(server, "POST", "/api/move", {"move": action, "version": version})
+        assert status == 200
+        assert call(server, "POST", "/api/undo")[0] == 200
+        before = snapshot(server)
+        status, answer, _ = call(server, "POST", "/api/move", {"move": action, "version": version})
+        assert status == 409 and "changed" in answer["error"]
+        assert snapshot(server) == before
+        status, answer, _ = call(server, "POST", "/api/move", {"move": action, "version": "1"})
+        assert status == 400 and '"version"' in answer["error"]
+
+
 def test_loading_a_position_where_an_agent_is_to_move_lets_it_answer():
     with running_server("scala_v0", human_seats=(1,), seed=2) as server:
         state, position = snapshot(server)

@@ -16,9 +16,11 @@ What the server exposes, and nothing else:
   separately because in a hidden-information game (Sky Towers) it holds every hidden card,
   which the board text and the picture keep hidden from the seat to move.
 * ``GET /api/picture.png``: the position drawn by the game's ``rgb_array`` renderer.
-* ``POST /api/move`` ``{"move": notation or action}``: the human's move, checked by the
-  session like a typed move in the terminal; the agents then reply at once and the answer
-  carries their moves (``"replies"``) and the new state.
+* ``POST /api/move`` ``{"move": notation or action, "version": N}``: the human's move,
+  checked by the session like a typed move in the terminal; the agents then reply at once
+  and the answer carries their moves (``"replies"``) and the new state. ``version``
+  (optional) is the state's ``"version"`` the page chose the move in: a move chosen in a
+  position that has changed since (another tab, a double click) is refused with 409.
 * ``POST /api/undo``, ``POST /api/hint``, ``POST /api/new`` (body ``{}`` or empty) and
   ``POST /api/load`` ``{"position": text}``.
 
@@ -176,9 +178,12 @@ class WebGame:
         return png_bytes(picture)
 
     # ------------------------------------------------------------ changes
-    def move(self, move: str | int) -> dict[str, Any]:
+    def move(self, move: str | int, seen_version: int | None = None) -> dict[str, Any]:
         with self._lock:
             s = self._session
+            if seen_version is not None and seen_version != self._version:
+                raise RequestError(HTTPStatus.CONFLICT, "the game has changed since this move was chosen: "
+                                   "look at the new position and choose again")
             if s.is_over:
                 raise RequestError(HTTPStatus.CONFLICT, "the game is over: start a new game or undo")
             if not s.human_to_move:
@@ -252,9 +257,13 @@ def _only_keys(body: dict[str, Any], allowed: set[str], path: str) -> None:
         raise RequestError(HTTPStatus.BAD_REQUEST, f"{path}: unexpected field(s) {unknown}; expected {expected}")
 
 
-def move_from_body(body: dict[str, Any]) -> str | int:
-    """The ``"move"`` of a POST /api/move body: a notation string or an action index."""
-    _only_keys(body, {"move"}, "/api/move")
+def move_from_body(body: dict[str, Any]) -> tuple[str | int, int | None]:
+    """The ``"move"`` of a POST /api/move body (a notation string or an action index) and
+    its optional ``"version"``."""
+    _only_keys(body, {"move", "version"}, "/api/move")
+    version = body.get("version")
+    if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
+        raise RequestError(HTTPStatus.BAD_REQUEST, f'"version" must be an integer, got {type(version).__name__}')
     if "move" not in body:
         raise RequestError(HTTPStatus.BAD_REQUEST, '/api/move needs {"move": notation text or action number}')
     move = body["move"]
@@ -266,7 +275,7 @@ def move_from_body(body: dict[str, Any]) -> str | int:
             raise RequestError(HTTPStatus.BAD_REQUEST, "the move is empty: type a move in the game's notation")
         if len(move) > MAX_MOVE_CHARS:
             raise RequestError(HTTPStatus.BAD_REQUEST, f"the move is longer than {MAX_MOVE_CHARS} characters")
-    return move
+    return move, version
 
 
 def position_from_body(body: dict[str, Any]) -> str:
@@ -379,7 +388,7 @@ class PlayRequestHandler(BaseHTTPRequestHandler):
     def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         game = self.server.game
         if path == "/api/move":
-            return game.move(move_from_body(body))
+            return game.move(*move_from_body(body))
         if path == "/api/load":
             return game.load(position_from_body(body))
         _only_keys(body, set(), path)

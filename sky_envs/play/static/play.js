@@ -148,7 +148,7 @@ async function act(message, request) {
 
 async function playMove(move) {
   await act("Waiting for the agents…", async () => {
-    const answer = await api("POST", "/api/move", { move });
+    const answer = await api("POST", "/api/move", { move, version: current.version });
     answer.state.lastReplies = answer.replies;
     current = answer.state;
     $("move-input").value = "";

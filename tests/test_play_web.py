@@ -30,6 +30,10 @@ def check_state_matches_position(env_id, state, position):
     game_state = make_game(env_id).state_from_text(position)
     assert state["current_seat"] == game_state.current_player
     assert state["is_over"] == (game_state.current_player < 0)
+    info = json.loads(json.dumps(game_state.info(), default=lambda v: v.tolist()))
+    assert state["info"].keys() == info.keys()
+    assert all(state["info"][key] == value for key, value in info.items()   # Scala's ply count is
+               if isinstance(value, list) and len(value) == game_state.num_players)   # not in its text
     if state["human_to_move"]:
         assert [a for a, _ in state["legal_moves"]] == [int(a) for a in game_state.legal_actions()]
         assert all(text == game_state.action_to_string(a) for a, text in state["legal_moves"])

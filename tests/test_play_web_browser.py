@@ -109,6 +109,11 @@ def test_a_short_game_on_the_page(browser):
         log = page.log()
         assert log[0] == f"player_0: {first_text}" and log[1].startswith("player_1:") and "(random)" in log[1]
         assert page.text("replies").startswith("Agent played: player_1")
+        headers = [cell.text for cell in browser.find_elements("css selector", "#scores th")]
+        assert headers == ["seat", "stones"]        # Scala's running count: stones left per seat
+        stones = call(server, "GET", "/api/state")[1]["info"]["stones"]
+        assert [row.text for row in browser.find_elements("css selector", "#scores tbody tr")] == [
+            f"player_0 (you) {stones[0]}", f"player_1 (agent) {stones[1]}"]
 
         # the filter narrows the list; a typed move is played like a clicked one
         buttons = page.move_buttons()
@@ -190,3 +195,20 @@ def test_hot_seat_on_the_page(browser):
             page.click(page.move_buttons()[0])
         assert seats == ["player_0", "player_1", "player_2"] and len(page.log()) == 3
         assert page.text("replies") == ""
+
+
+def test_a_finished_game_on_the_page(browser):
+    with running_server("scala_v0", seed=4) as server:
+        state = call(server, "GET", "/api/state")[1]
+        while not state["is_over"]:      # played through the API: the page shows the end
+            state = call(server, "POST", "/api/move", {"move": state["legal_moves"][0][0]})[1]["state"]
+        page = Page(browser, server)
+        assert page.text("status").startswith("Game over.") and state["result"] in page.text("status")
+        assert page.move_buttons() == [] and not page.by_id("hint").is_enabled()
+        assert [cell.text for cell in browser.find_elements("css selector", "#scores th")][-1] == "final"
+        finals = [row.find_elements("tag name", "td")[-1].text
+                  for row in browser.find_elements("css selector", "#scores tbody tr")]
+        assert [float(value) for value in finals] == state["scores"]
+        assert len(page.log()) == len(state["moves"])
+        page.click(page.by_id("undo"))       # undo reopens the game at the human's last decision
+        assert "player_0 (you) to move" in page.text("status") and page.move_buttons()

@@ -11,7 +11,8 @@ What the server exposes, and nothing else:
   that table as whole strings, never joined to a directory, so no request reads any
   other file (``/static/../x``, ``/%2e%2e/x`` and the like are simply unknown: 404).
 * ``GET /api/state``: the game as JSON (board text, legal moves as ``[action, notation]``
-  when a human is to move, whose turn, scores, result, move log).
+  when a human is to move, whose turn, the game's running counts, final scores, result,
+  move log).
 * ``GET /api/position``: ``{"position": text}``, the position text to save. It is asked for
   separately because in a hidden-information game (Sky Towers) it holds every hidden card,
   which the board text and the picture keep hidden from the seat to move.
@@ -162,6 +163,9 @@ class WebGame:
             "is_over": bool(over),
             "result": s.result() if over else None,
             "scores": _jsonable(s.scores),
+            # the game's running counts (stones, scores, flags...): the final ``scores`` are
+            # zeros until the end
+            "info": _jsonable(s.state.info()),
             "legal_moves": [[int(a), text] for a, text in s.legal_moves()] if human_to_move else [],
             "moves": [_move_json(m) for m in s.moves],
             "board_text": s.render_text(),

@@ -103,17 +103,33 @@ function renderLegalMoves() {
   $("legal-count").textContent = count;
 }
 
+// One row per seat: the game's per-seat counts (stones, scores, flags...) while it runs,
+// and the final reward once it is over; the game's other counts go on one line below.
 function renderScores(state) {
-  const body = $("scores").tBodies[0];
+  const table = $("scores");
+  const info = state.info || {};
+  const perSeat = Object.keys(info).filter(
+    (key) => Array.isArray(info[key]) && info[key].length === state.num_players
+      && info[key].every((value) => typeof value !== "object"));
+  const head = table.tHead || table.createTHead();
+  head.replaceChildren();
+  const headRow = head.insertRow();
+  for (const title of ["seat", ...perSeat, ...(state.is_over ? ["final"] : [])]) {
+    const cell = document.createElement("th");
+    cell.textContent = title;
+    headRow.append(cell);
+  }
+  const body = table.tBodies[0];
   body.replaceChildren();
-  const scores = Array.isArray(state.scores) ? state.scores : [];
   for (let seat = 0; seat < state.num_players; seat++) {
     const row = body.insertRow();
     if (seat === state.current_seat) row.className = "to-move";
     row.insertCell().textContent = `${seatName(seat)} (${seatRole(state, seat)})`;
-    const score = scores[seat];
-    row.insertCell().textContent = score === undefined ? "" : String(score);
+    for (const key of perSeat) row.insertCell().textContent = String(info[key][seat]);
+    if (state.is_over) row.insertCell().textContent = String(state.scores[seat]);
   }
+  const others = Object.keys(info).filter((key) => !perSeat.includes(key));
+  $("game-info").textContent = others.map((key) => `${key}: ${JSON.stringify(info[key])}`).join(", ");
   $("result").textContent = state.is_over && state.result ? state.result : "";
 }
 

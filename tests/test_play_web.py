@@ -308,3 +308,29 @@ def test_the_server_binds_to_localhost_by_default_and_checks_the_port():
     for port in (-1, 70000, "80", True):
         with pytest.raises(ValueError, match="port"):
             make_server(lambda: None, port=port)
+
+
+def test_the_command_line_serves_the_page_until_interrupted():
+    import os
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    command = [sys.executable, "-m", "sky_envs.play", "--web", "--env", "skybridge_v0", "--seat", "1",
+               "--seed", "2", "--port", "0"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          env={**os.environ, "PYTHONUNBUFFERED": "1"}) as process:
+        try:
+            banner = process.stdout.readline()
+            assert banner.startswith("Play in your browser: http://127.0.0.1:"), banner
+            url = banner.split()[4]
+            with urllib.request.urlopen(url + "api/state", timeout=30) as response:
+                state = json.loads(response.read())
+            assert state["env_id"] == "skybridge_v0" and state["human_seats"] == [1]
+            assert [m["seat"] for m in state["moves"]] == [0]     # the agent opened
+            with urllib.request.urlopen(url, timeout=30) as response:
+                assert b"/static/play.js" in response.read()
+        finally:
+            process.send_signal(signal.SIGINT)
+            assert process.wait(timeout=30) == 0

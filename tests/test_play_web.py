@@ -293,6 +293,10 @@ def test_the_page_and_its_files_are_served_with_safe_headers():
         for path, kind in (("/static/play.js", "text/javascript"), ("/static/play.css", "text/css")):
             status, content, headers = call(server, "GET", path)
             assert status == 200 and headers["Content-Type"].startswith(kind) and len(content) > 100
+        for host in ("localhost:8000", "127.0.0.1", "[::1]:8000", "LOCALHOST"):
+            assert raw_request(server, "GET", "/api/state", headers={"Host": host})[0] == 200, host
+        for host in ("evil.example", "127.0.0.1.evil.example:80", "", "[::1"):
+            assert raw_request(server, "GET", "/api/state", headers={"Host": host})[0] == 403, host
         # a query string does not change what is served, nor reach a file
         assert call(server, "GET", "/api/picture.png?v=3&file=../../etc/passwd")[0] == 200
         assert call(server, "GET", "/?path=/etc/passwd")[1] == page

@@ -205,6 +205,7 @@ function setup() {
     playMove(text);
   });
   $("filter").addEventListener("input", renderLegalMoves);
+  $("board").addEventListener("error", () => showError("The server could not draw the position (see its log)."));
   $("undo").addEventListener("click", simple("/api/undo", "Undoing…", (answer) => {
     if (!answer.undone) showError("Nothing to undo.");
   }));

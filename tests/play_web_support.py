@@ -68,3 +68,25 @@ def illegal_move_text(env_id, position, options=None):
         except ValueError:
             continue    # an action slot with no notation of its own (Highrise Heist's "0>0")
     raise AssertionError(f"every well-formed move is legal in this {env_id} position")
+
+
+def let_agents_move(server, state):
+    """Ask for agent moves (``POST /api/advance``, one a call) until a human is to move or
+    the game is over: ``(replies, state)``."""
+    replies = []
+    while state["agent_to_move"]:
+        status, answer, _ = call(server, "POST", "/api/advance", {})
+        assert status == 200 and len(answer["replies"]) == 1, answer
+        assert answer["state"]["version"] > state["version"]
+        replies += answer["replies"]
+        state = answer["state"]
+    return replies, state
+
+
+def play_move(server, move):
+    """``POST /api/move`` then the agents' answers: ``(status, answer)``, where a played
+    answer also holds the ``"replies"`` and the ``"state"`` after them."""
+    status, answer, _ = call(server, "POST", "/api/move", {"move": move})
+    if status == 200:
+        answer["replies"], answer["state"] = let_agents_move(server, answer["state"])
+    return status, answer

@@ -13,7 +13,8 @@ from PIL import Image
 
 from sky_envs.core.registry import make_game
 from sky_envs.play.web import MAX_BODY_BYTES, MAX_MOVE_CHARS
-from tests.play_web_support import PLAY_ENV_IDS, call, illegal_move_text, running_server
+from tests.play_web_support import (PLAY_ENV_IDS, call, illegal_move_text, let_agents_move, play_move,
+                                   running_server)
 
 
 def snapshot(server):
@@ -59,7 +60,7 @@ def test_a_whole_game_through_the_api(env_id):
             check_state_matches_position(env_id, state, position)
             action, text = state["legal_moves"][rng.integers(len(state["legal_moves"]))]
             # alternate the two ways a move can be sent: its notation and its action index
-            status, answer, _ = call(server, "POST", "/api/move", {"move": text if human_moves % 2 else action})
+            status, answer = play_move(server, text if human_moves % 2 else action)
             assert status == 200, answer
             assert answer["played"] == {"seat": 0, "action": action, "text": text, "by": "human"}
             assert all(m["seat"] != 0 and m["by"] == "random" for m in answer["replies"])
@@ -104,7 +105,7 @@ def test_hint_undo_new_and_load():
         assert status == 200 and answer["hint"] in start_state["legal_moves"]
         assert snapshot(server) == (start_state, start_position)   # a hint plays nothing
 
-        call(server, "POST", "/api/move", {"move": start_state["legal_moves"][0][1]})
+        play_move(server, start_state["legal_moves"][0][1])
         after_one = snapshot(server)
         assert len(after_one[0]["moves"]) == 2 and after_one[0]["version"] > start_state["version"]
         status, answer, _ = call(server, "POST", "/api/undo", {})
@@ -118,7 +119,7 @@ def test_hint_undo_new_and_load():
         assert snapshot(server)[1] == start_position    # the factory's seed: the same set-up
 
         status, answer, _ = call(server, "POST", "/api/load", {"position": after_one[1]})
-        assert status == 200 and answer["replies"] == []
+        assert status == 200 and not answer["state"]["agent_to_move"]
         state, position = snapshot(server)
         assert position == after_one[1] and state["moves"] == [] and state["human_to_move"]
 
@@ -138,14 +139,26 @@ def test_a_move_chosen_in_an_older_position_is_refused():
         assert status == 400 and '"version"' in answer["error"]
 
 
-def test_loading_a_position_where_an_agent_is_to_move_lets_it_answer():
+def test_an_agent_moves_only_when_asked_one_move_a_call():
     with running_server("scala_v0", human_seats=(1,), seed=2) as server:
-        state, position = snapshot(server)
-        assert [m["seat"] for m in state["moves"]] == [0] and state["current_seat"] == 1
+        before = snapshot(server)
+        state = before[0]
+        assert state["agent_to_move"] and state["current_seat"] == 0
+        assert state["moves"] == [] and state["legal_moves"] == []
+        status, answer, _ = call(server, "POST", "/api/move", {"move": "e5-d4"})
+        assert status == 409 and "/api/advance" in answer["error"]
+        assert call(server, "POST", "/api/hint")[0] == 409
+        assert snapshot(server) == before
+        replies, state = let_agents_move(server, state)
+        assert [(m["seat"], m["by"]) for m in replies] == [(0, "random")] and state["human_to_move"]
+        status, answer, _ = call(server, "POST", "/api/advance")    # nothing for the agents to do
+        assert status == 200 and answer["replies"] == [] and answer["state"] == state
+
         start = make_game("scala_v0").new_initial_state(np.random.default_rng(0)).to_text()
         status, answer, _ = call(server, "POST", "/api/load", {"position": start})
-        assert status == 200 and [m["seat"] for m in answer["replies"]] == [0]
-        assert answer["state"]["human_to_move"]
+        assert status == 200 and answer["state"]["agent_to_move"] and answer["state"]["moves"] == []
+        replies, state = let_agents_move(server, answer["state"])
+        assert [m["seat"] for m in replies] == [0] and state["human_to_move"]
 
 
 def test_hot_seat_every_seat_human():
@@ -155,20 +168,25 @@ def test_hot_seat_every_seat_human():
         seats = []
         for _ in range(8):
             seats.append(state["current_seat"])
-            status, answer, _ = call(server, "POST", "/api/move", {"move": state["legal_moves"][0][1]})
+            status, answer = play_move(server, state["legal_moves"][0][1])
             assert status == 200 and answer["replies"] == []
             state = answer["state"]
             assert state["human_to_move"] or state["is_over"]
         assert len(set(seats)) > 1
 
 
-def test_agents_answer_before_the_page_sees_the_game():
+def test_several_agents_answer_one_move_at_a_time():
     with running_server("sky_scrapers_v0", {"players": 4}, opponent="greedy", human_seats=(1, 3), seed=5) as server:
+        state, _ = snapshot(server)
+        replies, state = let_agents_move(server, state)   # let_agents_move checks one move a call
+        assert [m["seat"] for m in replies] == [0]
         for _ in range(3):
-            state, _ = snapshot(server)
-            assert state["current_seat"] in (1, 3)
-            answer = call(server, "POST", "/api/move", {"move": state["legal_moves"][0][0]})[1]
-            assert all(m["seat"] in (0, 2) for m in answer["replies"])
+            assert state["current_seat"] in (1, 3) and state["human_to_move"]
+            status, answer, _ = call(server, "POST", "/api/move", {"move": state["legal_moves"][0][0]})
+            assert status == 200 and answer["state"]["agent_to_move"]
+            assert answer["state"]["current_seat"] in (0, 2)
+            replies, state = let_agents_move(server, answer["state"])
+            assert replies and all(m["seat"] in (0, 2) and m["by"] == "greedy" for m in replies)
 
 
 # ---------------------------------------------------------------- refused requests
@@ -332,7 +350,7 @@ def test_the_command_line_serves_the_page_until_interrupted():
             with urllib.request.urlopen(url + "api/state", timeout=30) as response:
                 state = json.loads(response.read())
             assert state["env_id"] == "skybridge_v0" and state["human_seats"] == [1]
-            assert [m["seat"] for m in state["moves"]] == [0]     # the agent opened
+            assert state["agent_to_move"] and state["current_seat"] == 0 and state["moves"] == []
             with urllib.request.urlopen(url, timeout=30) as response:
                 assert b"/static/play.js" in response.read()
         finally:

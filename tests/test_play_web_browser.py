@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from tests.play_web_support import PLAY_ENV_IDS, call, illegal_move_text, running_server
+from tests.play_web_support import PLAY_ENV_IDS, call, illegal_move_text, play_move, running_server
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -44,12 +44,12 @@ def browser(tmp_path_factory):
 class Page:
     """The play page as a player sees it, with waits on the page's own busy/version marks."""
 
-    def __init__(self, driver, server):
+    def __init__(self, driver, server, query="?pace=0"):   # pace=0: no pause before agents' moves
         from selenium.webdriver.support.ui import WebDriverWait
 
         self.driver = driver
         self.wait = WebDriverWait(driver, WAIT_S)
-        driver.get(server.url)
+        driver.get(server.url + query)
         self.wait_idle()
         self.wait.until(lambda d: d.execute_script(
             "const b = document.getElementById('board'); return b.complete && b.naturalWidth > 0"))
@@ -201,7 +201,7 @@ def test_a_finished_game_on_the_page(browser):
     with running_server("scala_v0", seed=4) as server:
         state = call(server, "GET", "/api/state")[1]
         while not state["is_over"]:      # played through the API: the page shows the end
-            state = call(server, "POST", "/api/move", {"move": state["legal_moves"][0][0]})[1]["state"]
+            state = play_move(server, state["legal_moves"][0][0])[1]["state"]
         page = Page(browser, server)
         assert page.text("status").startswith("Game over.") and state["result"] in page.text("status")
         assert page.move_buttons() == [] and not page.by_id("hint").is_enabled()
@@ -212,3 +212,22 @@ def test_a_finished_game_on_the_page(browser):
         assert len(page.log()) == len(state["moves"])
         page.click(page.by_id("undo"))       # undo reopens the game at the human's last decision
         assert "player_0 (you) to move" in page.text("status") and page.move_buttons()
+
+
+def test_agents_that_open_the_game_move_on_the_page_at_its_own_pace(browser):
+    with running_server("golden_rush_v0", human_seats=(2,), seed=5) as server:
+        page = Page(browser, server, query="")      # the page's default pause between agent moves
+        log = page.log()
+        seats = [line.split(":")[0] for line in log]   # a Golden Rush turn may take several decisions
+        assert seats[0] == "player_0" and set(seats) == {"player_0", "player_1"} and seats == sorted(seats)
+        assert all(line.endswith("(random)") for line in log)
+        assert len(log) == len(call(server, "GET", "/api/state")[1]["moves"])
+        assert page.text("status") == "player_2 (you) to move"
+        assert page.text("replies").startswith("Agent played: player_0")
+        page.click(page.move_buttons()[0])
+        assert page.log()[len(log)].startswith("player_2: ")
+        for _ in range(6):      # player_2 may have more decisions this turn before player_3 moves
+            if any(line.startswith("player_3: ") for line in page.log()):
+                break
+            page.click(page.move_buttons()[0])
+        assert any(line.startswith("player_3: ") for line in page.log())

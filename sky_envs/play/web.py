@@ -18,10 +18,15 @@ What the server exposes, and nothing else:
   which the board text and the picture keep hidden from the seat to move.
 * ``GET /api/picture.png``: the position drawn by the game's ``rgb_array`` renderer.
 * ``POST /api/move`` ``{"move": notation or action, "version": N}``: the human's move,
-  checked by the session like a typed move in the terminal; the agents then reply at once
-  and the answer carries their moves (``"replies"``) and the new state. ``version``
-  (optional) is the state's ``"version"`` the page chose the move in: a move chosen in a
-  position that has changed since (another tab, a double click) is refused with 409.
+  checked by the session like a typed move in the terminal; the answer has the move
+  (``"played"``) and the new state. ``version`` (optional) is the state's ``"version"`` the
+  page chose the move in: a move chosen in a position that has changed since (another
+  tab, a double click) is refused with 409.
+* ``POST /api/advance`` (body ``{}`` or empty): while ``"agent_to_move"`` is true, one
+  agent move per call (``"replies"``: that move, and the new state), so the page shows the
+  agents' moves as they come and the lock is held for one agent decision at a time; ``[]``
+  when a human is to move or the game is over. Agents never move unasked: after a new
+  game, a load or a human move the page calls this until a human is to move.
 * ``POST /api/undo``, ``POST /api/hint``, ``POST /api/new`` (body ``{}`` or empty) and
   ``POST /api/load`` ``{"position": text}``.
 
@@ -70,7 +75,7 @@ STATIC_FILES = {
     "/static/play.css": ("play.css", "text/css; charset=utf-8"),
 }
 API_GET = {"/api/state", "/api/picture.png", "/api/position"}
-API_POST = {"/api/move", "/api/undo", "/api/hint", "/api/new", "/api/load"}
+API_POST = {"/api/move", "/api/advance", "/api/undo", "/api/hint", "/api/new", "/api/load"}
 
 _COMMON_HEADERS = {
     "Cache-Control": "no-store",
@@ -125,8 +130,7 @@ class WebGame:
     """The session behind the page and the operations the API offers on it, under one lock.
 
     ``session_factory()`` makes a new :class:`PlaySession`; it is called once now and again
-    for every "new game". Agents move as soon as it is their turn, so each answer finds a
-    human to move or the game over.
+    for every "new game". Agents move only when asked (:meth:`advance`, one move a call).
     """
 
     def __init__(self, session_factory: Callable[[], Any]):
@@ -134,12 +138,7 @@ class WebGame:
         self._lock = threading.Lock()
         #: counts changes of the position, so the page can ask for a fresh picture
         self._version = 0
-        self._session = self._fresh_session()
-
-    def _fresh_session(self):
-        session = self._factory()
-        session.advance()
-        return session
+        self._session = self._factory()
 
     def _changed(self) -> None:
         self._version += 1
@@ -160,6 +159,7 @@ class WebGame:
             "human_seats": [int(seat) for seat in s.human_seats],
             "current_seat": int(s.current_seat),
             "human_to_move": bool(human_to_move),
+            "agent_to_move": bool(not over and not human_to_move),
             "is_over": bool(over),
             "result": s.result() if over else None,
             "scores": _jsonable(s.scores),
@@ -191,17 +191,23 @@ class WebGame:
             if s.is_over:
                 raise RequestError(HTTPStatus.CONFLICT, "the game is over: start a new game or undo")
             if not s.human_to_move:
-                raise RequestError(HTTPStatus.CONFLICT, f"it is not a human's turn (seat {s.current_seat} is an agent)")
+                raise RequestError(HTTPStatus.CONFLICT, f"it is not a human's turn: player_{s.current_seat} "
+                                   "is an agent (POST /api/advance lets it move)")
             try:
                 played = s.play(move)
             except IllegalActionError as error:
                 raise RequestError(HTTPStatus.UNPROCESSABLE_ENTITY, str(error)) from None
             except ValueError as error:
                 raise RequestError(HTTPStatus.BAD_REQUEST, str(error)) from None
-            replies = s.advance()
             self._changed()
-            return {"played": _move_json(played), "replies": [_move_json(m) for m in replies],
-                    "state": self._state_locked()}
+            return {"played": _move_json(played), "state": self._state_locked()}
+
+    def advance(self) -> dict[str, Any]:
+        with self._lock:
+            replies = self._session.advance(limit=1)
+            if replies:
+                self._changed()
+            return {"replies": [_move_json(m) for m in replies], "state": self._state_locked()}
 
     def undo(self) -> dict[str, Any]:
         with self._lock:
@@ -220,7 +226,7 @@ class WebGame:
 
     def new_game(self) -> dict[str, Any]:
         with self._lock:
-            self._session = self._fresh_session()
+            self._session = self._factory()
             self._changed()
             return {"state": self._state_locked()}
 
@@ -230,9 +236,8 @@ class WebGame:
                 self._session.load_position(position)
             except ValueError as error:
                 raise RequestError(HTTPStatus.BAD_REQUEST, f"position not loaded: {error}") from None
-            replies = self._session.advance()
             self._changed()
-            return {"replies": [_move_json(m) for m in replies], "state": self._state_locked()}
+            return {"state": self._state_locked()}
 
 
 # ---------------------------------------------------------------- request checks
@@ -396,6 +401,8 @@ class PlayRequestHandler(BaseHTTPRequestHandler):
         if path == "/api/load":
             return game.load(position_from_body(body))
         _only_keys(body, set(), path)
+        if path == "/api/advance":
+            return game.advance()
         if path == "/api/undo":
             return game.undo()
         if path == "/api/hint":

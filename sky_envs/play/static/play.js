@@ -8,6 +8,13 @@ const $ = (id) => document.getElementById(id);
 let current = null;             // the last state received
 let busy = false;
 let positionEdited = false;     // the player typed in the position box: keep their text
+let agentMoves = [];            // the agents' moves since the player's last action
+
+// A pause before each agent move so that a player can follow them; ?pace=MS sets it.
+const PACE_MS = (() => {
+  const pace = new URLSearchParams(window.location.search).get("pace");
+  return pace !== null && /^[0-9]{1,4}$/.test(pace) ? Number(pace) : 400;
+})();
 
 function seatName(seat) { return `player_${seat}`; }
 
@@ -147,28 +154,44 @@ function renderLog(state, replies) {
   log.scrollTop = log.scrollHeight;
 }
 
-// One action at a time: a second click while the server thinks is ignored.
+// One action at a time: a second click while the server thinks is ignored. After the
+// action the agents move, one request per move, so each one is drawn as it comes.
 async function act(message, request) {
   if (busy) return;
   setBusy(true, message);
   showError("");
+  agentMoves = [];
   try {
-    return await request();
+    const answer = await request();
+    await letAgentsMove();
+    return answer;
   } catch (error) {
     showError(error.message);
   } finally {
     setBusy(false);
-    if (current) render(current, current.lastReplies);
+    if (current) render(current, agentMoves);
   }
 }
 
-async function playMove(move) {
-  await act("Waiting for the agents…", async () => {
-    const answer = await api("POST", "/api/move", { move, version: current.version });
-    answer.state.lastReplies = answer.replies;
+async function letAgentsMove() {
+  while (current && current.agent_to_move) {
+    render(current, agentMoves);
+    setBusy(true, `${seatName(current.current_seat)} (agent) is thinking…`);
+    await sleep(PACE_MS);
+    const answer = await api("POST", "/api/advance", {});
+    agentMoves.push(...answer.replies);
     current = answer.state;
+  }
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function playMove(move) {
+  await act("Playing…", async () => {
+    current = (await api("POST", "/api/move", { move, version: current.version })).state;
     $("move-input").value = "";
-    return answer;
   });
 }
 
@@ -191,7 +214,6 @@ async function refresh() {
 function simple(path, message, after) {
   return () => act(message, async () => {
     const answer = await api("POST", path, {});
-    answer.state.lastReplies = answer.replies || [];
     current = answer.state;
     if (after) after(answer);
   });
@@ -222,9 +244,7 @@ function setup() {
   });
   $("position").addEventListener("input", () => { positionEdited = true; });
   $("load").addEventListener("click", () => act("Loading the position…", async () => {
-    const answer = await api("POST", "/api/load", { position: $("position").value });
-    answer.state.lastReplies = answer.replies;
-    current = answer.state;
+    current = (await api("POST", "/api/load", { position: $("position").value })).state;
     positionEdited = false;
   }));
   refresh();

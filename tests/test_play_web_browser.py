@@ -214,9 +214,9 @@ def test_a_finished_game_on_the_page(browser):
         assert "player_0 (you) to move" in page.text("status") and page.move_buttons()
 
 
-def test_agents_that_open_the_game_move_on_the_page_at_its_own_pace(browser):
+def test_agents_that_open_the_game_move_on_the_page_one_by_one(browser):
     with running_server("golden_rush_v0", human_seats=(2,), seed=5) as server:
-        page = Page(browser, server, query="")      # the page's default pause between agent moves
+        page = Page(browser, server, query="?pace=50")      # a short pause before each agent move
         log = page.log()
         seats = [line.split(":")[0] for line in log]   # a Golden Rush turn may take several decisions
         assert seats[0] == "player_0" and set(seats) == {"player_0", "player_1"} and seats == sorted(seats)

@@ -71,6 +71,7 @@ def test_a_whole_game_through_the_api(env_id):
             state, position = snapshot(server)
             assert state == answer["state"]
         assert human_moves > 0
+        assert state["notation_help"].startswith("### Move notation")
         assert state["result"] and state["current_seat"] == -1 and state["legal_moves"] == []
         assert len(state["scores"]) == state["num_players"]
         assert picture_size(server)[0] > 0

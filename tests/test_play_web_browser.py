@@ -103,6 +103,8 @@ def test_a_short_game_on_the_page(browser):
         page = Page(browser, server)
         assert "player_0 (you) to move" in page.text("status")
         assert page.log() == [] and page.error() == ""
+        page.by_id("notation-box").find_element("tag name", "summary").click()
+        assert "e5-d4" in page.text("notation")      # the env docstring's notation section
         first = page.move_buttons()[0]
         first_text = first.text
         page.click(first)

@@ -12,7 +12,7 @@ What the server exposes, and nothing else:
   other file (``/static/../x``, ``/%2e%2e/x`` and the like are simply unknown: 404).
 * ``GET /api/state``: the game as JSON (board text, legal moves as ``[action, notation]``
   when a human is to move, whose turn, the game's running counts, final scores, result,
-  move log).
+  move log, the env docstring's "Move notation" section).
 * ``GET /api/position``: ``{"position": text}``, the position text to save. It is asked for
   separately because in a hidden-information game (Sky Towers) it holds every hidden card,
   which the board text and the picture keep hidden from the seat to move.
@@ -58,6 +58,7 @@ import numpy as np
 from PIL import Image
 
 from sky_envs.core.state import IllegalActionError
+from sky_envs.play.terminal import notation_help
 
 #: largest POST body accepted (a position text is well under 4 KiB in every game)
 MAX_BODY_BYTES = 64 * 1024
@@ -169,6 +170,7 @@ class WebGame:
             "legal_moves": [[int(a), text] for a, text in s.legal_moves()] if human_to_move else [],
             "moves": [_move_json(m) for m in s.moves],
             "board_text": s.render_text(),
+            "notation_help": notation_help(s.env_id),
             "version": self._version,
         }
 

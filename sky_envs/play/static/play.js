@@ -78,6 +78,8 @@ function render(state, replies) {
   $("replies").textContent = replies && replies.length ? `Agent played: ${describeMoves(replies)}` : "";
   $("board").src = `/api/picture.png?v=${state.version}`;
   $("board-text").textContent = state.board_text;
+  $("notation").textContent = state.notation_help || "";
+  $("notation-box").hidden = !state.notation_help;
   if ($("position-box").open && !positionEdited) fetchPosition();
   renderLegalMoves();
   renderScores(state);

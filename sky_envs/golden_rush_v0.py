@@ -17,6 +17,7 @@ laid out as a cross: the golden centre and two arm stands per seat.
 | Action Values      | Discrete(217)                                    |
 | Observation Shape  | (9, 11, 26)                                      |
 | Observation Values | [0, 1]                                           |
+| State Shape        | (9, 11, 108): see State |
 
 ### Options (`sky_envs.make("golden_rush_v0", **options)`)
 
@@ -89,6 +90,14 @@ axis 1 the level (0 = bottom), axis 2 the channel. Colours and seats are relativ
 | 23 | constant plane: 1 in the placement phase |
 | 24 | constant plane: 1 in `teams` mode |
 | 25 | constant plane: `min(1, turn / max_turns)` |
+
+### State
+
+`env.state()` (in `env.state_space`, float32) is the global state for centralised critics
+(MAPPO, RLlib's shared value function, TorchRL's `return_state`): the observations of all
+4 seats concatenated along the last axis (block k is `observe("player_k")["observation"]`),
+then 4 planes, k all ones when `player_k` decides (all zeros once the game is over).
+Its bounds are the observation bounds for each block and [0, 1] for the last 4.
 
 ### Rewards
 

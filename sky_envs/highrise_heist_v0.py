@@ -19,6 +19,7 @@ whoever owns more of them wins, the golden one breaking a 5:5 tie. The 4-seat mo
 | Action Values      | Discrete(267)                                    |
 | Observation Shape  | (10, 11, 14)                                     |
 | Observation Values | [0, 1]                                           |
+| State Shape        | (10, 11, 30): see State |
 
 ### Options (`sky_envs.make("highrise_heist_v0", **options)`)
 
@@ -98,6 +99,14 @@ seat's point of view (its own colour first):
 | 13 | constant plane: `min(1, turn / max_turns)` |
 
 The action mask is all zero for every seat except the one to decide.
+
+### State
+
+`env.state()` (in `env.state_space`, float32) is the global state for centralised critics
+(MAPPO, RLlib's shared value function, TorchRL's `return_state`): the observations of all
+2 seats concatenated along the last axis (block k is `observe("player_k")["observation"]`),
+then 2 planes, k all ones when `player_k` decides (all zeros once the game is over).
+Its bounds are the observation bounds for each block and [0, 1] for the last 2.
 
 ### Rewards
 

@@ -17,6 +17,7 @@ both colours: a move that splits them loses stones, or the game.
 | Action Values      | Discrete(7744) = 88 x 88, `from * 88 + to`       |
 | Observation Shape  | (14, 11, 5)                                      |
 | Observation Values | [0, 1]                                           |
+| State Shape        | (14, 11, 12): see State |
 
 ```python
 import sky_envs
@@ -123,6 +124,14 @@ actions are absolute cell numbers; the goal channels tell which way a seat plays
 | 4 | 1 on the goal the observing seat defends (f1 for player_0, f14 for player_1) |
 
 The action mask is all zero for the seat not to move.
+
+### State
+
+`env.state()` (in `env.state_space`, float32) is the global state for centralised critics
+(MAPPO, RLlib's shared value function, TorchRL's `return_state`): the observations of all
+2 seats concatenated along the last axis (block k is `observe("player_k")["observation"]`),
+then 2 planes, k all ones when `player_k` decides (all zeros once the game is over).
+Its bounds are the observation bounds for each block and [0, 1] for the last 2.
 
 ### Rewards
 

@@ -17,6 +17,7 @@ most sky scrapers wins.
 | Action Values      | Discrete(9B + 2), B = rows * cols (326 on the standard 6x6 board) |
 | Observation Shape  | (rows, cols, players + 4) (6, 6, 6 by default)   |
 | Observation Values | [0, B]: heights are tile counts (at most the board's cells) |
+| State Shape        | (rows, cols, P (P + 5)) ((6, 6, 14) by default): see State |
 
 ### Options (`sky_envs.make("sky_scrapers_v0", **options)`)
 
@@ -78,6 +79,14 @@ observing seat's point of view (P = players):
 | P + 3 | the observer's tiles still to place (constant plane) |
 
 The action mask is all zero for every seat except the one to decide.
+
+### State
+
+`env.state()` (in `env.state_space`, float32) is the global state for centralised critics
+(MAPPO, RLlib's shared value function, TorchRL's `return_state`): the observations of all
+P seats concatenated along the last axis (block k is `observe("player_k")["observation"]`),
+then P planes, k all ones when `player_k` decides (all zeros once the game is over).
+Its bounds are the observation bounds for each block and [0, 1] for the last P.
 
 ### Rewards
 

@@ -17,6 +17,7 @@ neighbours; the most yellow sails wins.
 | Action Values      | Discrete(99 + 17 T), T = `max_towers` (303 with T = 12) |
 | Observation Shape  | (51 + T + n (3 T + 18),): 171 / 225 / 279 for n = 2 / 3 / 4 with T = 12 |
 | Observation Values | raw counts in [0, high], `high` per entry (the Box bound, also `env.unwrapped.game.obs_layout.high`); at most 82 with the default deck |
+| State Shape        | (n (S + 1),), S the observation size: 344 / 678 / 1120 for n = 2 / 3 / 4 with T = 12: see State |
 
 ### Options (`sky_envs.make("sky_towers_v0", **options)`)
 
@@ -119,6 +120,15 @@ except the one to decide. `SkyTowersState.sample_consistent(seat, rng)` deals th
 seat cannot see (opponents' hands and the deck, minus what it knows: cards it saw enter a
 hand, cards it gave or took, peeked cards, values a seat was asked for in vain) into a
 full state with the same observation, for determinised search.
+
+### State
+
+`env.state()` (in `env.state_space`, float32) is the global state for centralised critics
+(MAPPO, RLlib's shared value function, TorchRL's `return_state`): the observations of all
+n seats concatenated along the last axis (block k is `observe("player_k")["observation"]`),
+then n entries, entry k 1 when `player_k` decides (all zeros once the game is over).
+It is the full-information view: every seat's hand (each block shows its seat's own hand)
+and the peeked card; only the deck order, which no seat knows, is left out. Its bounds are the observation bounds for each block and [0, 1] for the last n.
 
 ### Rewards
 

@@ -19,6 +19,7 @@ bridges earn bonuses; the most points wins.
 | Action Values      | Discrete(2 (3B + E)), B foundations, E edges (78 on the default 3x3) |
 | Observation Shape  | (rows, cols, 34) ((3, 3, 34) by default)        |
 | Observation Values | [0, total storeys in play] (heights and counts are raw; flags 0/1) |
+| State Shape        | (rows, cols, 35 P) ((3, 3, 70) by default): see State |
 
 ```python
 import sky_envs
@@ -114,6 +115,14 @@ colour, then (2 seats) its second colour, then the next seats' colours in turn o
 
 Values lie in [0, `game.observation_high`] = [0, max(total storeys in play, largest
 piece count)]. The action mask is all zero except for the seat to place.
+
+### State
+
+`env.state()` (in `env.state_space`, float32) is the global state for centralised critics
+(MAPPO, RLlib's shared value function, TorchRL's `return_state`): the observations of all
+P seats concatenated along the last axis (block k is `observe("player_k")["observation"]`),
+then P planes, k all ones when `player_k` decides (all zeros once the game is over).
+Its bounds are the observation bounds for each block and [0, 1] for the last P.
 
 ### Rewards
 

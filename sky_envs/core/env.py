@@ -35,7 +35,8 @@ class SkyEnv(AECEnv):
 
     ``env.unwrapped.game_state`` is the current :class:`GameState`; ``state.to_text()`` writes
     the position in the game's notation, and ``reset(options={"position": text})`` loads
-    one. ``infos[agent]`` holds the state's ``info()`` as of ``reset`` and again at the end
+    one. ``state()`` is the global state, in ``state_space`` (for centralised critics).
+    ``infos[agent]`` holds the state's ``info()`` as of ``reset`` and again at the end
     (final scores, ``winners``); it is not refreshed every step, which would cost every
     game a score count per move: ``env.unwrapped.game_state.info()`` gives the current one.
     """
@@ -68,6 +69,8 @@ class SkyEnv(AECEnv):
             {"observation": obs_box, "action_mask": spaces.Box(0, 1, shape=(n,), dtype=np.int8)}
         )
         self._action_space = spaces.Discrete(n)
+        low, high = game.state_bounds()
+        self.state_space = spaces.Box(low=low, high=high, dtype=np.float32)
         self.observation_spaces = {a: self._observation_space for a in self.possible_agents}
         self.action_spaces = {a: self._action_space for a in self.possible_agents}
         self._no_moves = np.zeros(n, dtype=np.int8)
@@ -201,6 +204,13 @@ class SkyEnv(AECEnv):
         else:
             mask = self._no_moves.copy()
         return {"observation": self.game_state.observation(seat), "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """The global state (in ``state_space``): every seat's observation and who decides;
+        see :meth:`GameState.global_observation`."""
+        if self.game_state is None:
+            raise AssertionError("reset() needs to be called before state.")
+        return self.game_state.global_observation()
 
     # ----------------------------------------------------------------- render
     def render(self) -> None | np.ndarray | str:

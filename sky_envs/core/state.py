@@ -128,6 +128,25 @@ class Game(ABC):
     def env_id(self) -> str:
         return f"{self.name}_v{self.version}"
 
+    # The global state (PettingZoo's ``state()``, for centralised critics): every seat's
+    # observation, concatenated along the last axis, then one-hot planes of the seat to decide.
+    @property
+    def state_shape(self) -> tuple[int, ...]:
+        """Shape of :meth:`GameState.global_observation`."""
+        *cells, channels = self.observation_shape
+        return (*cells, self.num_players * (channels + 1))
+
+    def state_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(low, high)`` float32 arrays of ``state_shape``: the observation bounds for every
+        seat's block, ``[0, 1]`` for the seat-to-decide planes."""
+        shape = self.observation_shape
+        to_move = shape[:-1] + (self.num_players,)
+        low = np.broadcast_to(np.asarray(self.observation_low, dtype=np.float32), shape)
+        high = np.broadcast_to(np.asarray(self.observation_high, dtype=np.float32), shape)
+        seats = self.num_players
+        return (np.concatenate([low] * seats + [np.zeros(to_move, np.float32)], axis=-1),
+                np.concatenate([high] * seats + [np.ones(to_move, np.float32)], axis=-1))
+
     def render_rgb(self, state: GameState) -> np.ndarray:
         """An ``(H, W, 3)`` uint8 picture of ``state``. Games override this."""
         from sky_envs.core.render import text_image
@@ -261,6 +280,19 @@ class GameState(ABC):
     @abstractmethod
     def observation(self, seat: int) -> np.ndarray:
         """float32 tensor of ``game.observation_shape`` from ``seat``'s point of view."""
+
+    def global_observation(self) -> np.ndarray:
+        """float32 tensor of ``game.state_shape``: the whole position, seen by no seat in
+        particular. Block k of the last axis is ``observation(k)`` (so it holds everything any
+        seat knows: in hidden-information games every hand), then ``num_players`` planes, plane
+        k all ones when seat k decides (all zeros once the game is over)."""
+        seats = self.game.num_players
+        blocks = [self.observation(seat) for seat in range(seats)]
+        to_move = np.zeros(blocks[0].shape[:-1] + (seats,), dtype=np.float32)
+        if self.current_player >= 0:
+            to_move[..., self.current_player] = 1.0
+        blocks.append(to_move)
+        return np.concatenate(blocks, axis=-1)
 
     # ------------------------------------------------------------ text, copies
     @abstractmethod

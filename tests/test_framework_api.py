@@ -1,0 +1,62 @@
+"""What RL frameworks read besides observations: PettingZoo's global ``state()`` /
+``state_space`` (centralised critics) and infos with fixed keys, shapes and dtypes."""
+
+import numpy as np
+import pytest
+
+import sky_envs
+
+ENV_IDS = ["sky_scrapers_v0", "scala_v0", "highrise_heist_v0", "golden_rush_v0", "skybridge_v0", "sky_towers_v0"]
+
+
+def random_game(env, seed, max_steps=2000):
+    """Play one random game through the AEC loop, yielding before every ``last``/``step``."""
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for steps, agent in enumerate(env.agent_iter(max_steps)):
+        yield agent
+        observation, reward, termination, truncation, info = env.last()
+        if termination or truncation:
+            env.step(None)
+        else:
+            env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    yield None
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_state_is_in_state_space_at_every_step(env_id):
+    env = sky_envs.make(env_id)
+    space = env.state_space
+    game = env.unwrapped.game
+    assert space.shape == game.state_shape and space.dtype == np.float32
+    for seed in range(2):
+        for agent in random_game(env, seed):
+            state = env.state()
+            assert state.shape == space.shape and state.dtype == np.float32
+            assert space.contains(state)
+            to_move = state[..., -game.num_players:]
+            seat = env.unwrapped.game_state.current_player
+            if seat >= 0:
+                assert to_move[..., seat].all() and to_move.sum() == to_move[..., seat].size
+                seat_block = game.observation_shape[-1]
+                np.testing.assert_array_equal(state[..., seat * seat_block:(seat + 1) * seat_block],
+                                              env.observe(env.possible_agents[seat])["observation"])
+            else:
+                assert not to_move.any()
+
+
+def test_state_before_reset_is_an_error():
+    env = sky_envs.make("scala_v0")
+    with pytest.raises(AssertionError, match="reset"):
+        env.state()
+
+
+def test_sky_towers_state_holds_every_hand():
+    """The full-information view: each seat's own hand, which no other seat observes."""
+    env = sky_envs.make("sky_towers_v0")
+    env.reset(seed=3)
+    state, game = env.state(), env.unwrapped.game_state
+    block = env.unwrapped.game.observation_shape[-1]
+    for seat in range(game.num_players):
+        hand = state[seat * block:seat * block + 10]   # the observer's own hand comes first
+        assert hand.tolist() == [float(c) for c in game.hands[seat][1:]]

@@ -106,9 +106,17 @@ others -1, all 0 if all four tie; `teams` — the members of the team with the h
 get +1, the others -1, all 0 on equal totals. With `reward="score"` each seat gets
 `(x - mean) / 100`, where x is its score (`ffa`) or its team's total (`teams`) and mean the
 average of x over the four seats: zero-sum, and always within [-1.3, 1.3] (a seat scores
-at most 99 + 4*5 + 4*8 + 15 + 5). A `max_turns` cut gives 0 to all. `infos[agent]` holds
-`scores` (current per seat), `queue`, `turn`, `phase`, `team_scores` in teams mode, and
-`winners` at the end (a list of seats; [] on a team draw).
+at most 99 + 4*5 + 4*8 + 15 + 5). A `max_turns` cut gives 0 to all.
+
+### Infos
+
+`infos[agent]` has the same numeric keys at every step from `reset` on (the dict is shared
+by all agents and new at each step): `turn` (int, decisions since reset), `phase` (int:
+0 transfer, 1 placement), `scores` (float32[4]: points per seat, team bonus included; as of `reset`, then final at the end),
+`winners` (int8[4]: 1 for each winner once the game is over, all 0 until then and on a
+`max_turns` cut) and `illegal_action` (int: the action that ended the game in `env()`,
+else -1). The details in words and lists (`scores`, the stand `queue`, `turn`, `phase`, `team_scores` in teams mode, `winners` at the end: a list of seats, [] on a team draw)
+are `env.unwrapped.game_state.info()`, current at any time.
 
 ### Position text
 

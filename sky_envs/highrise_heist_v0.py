@@ -111,8 +111,16 @@ Its bounds are the observation bounds for each block and [0, 1] for the last 2.
 ### Rewards
 
 +1 to the winner and -1 to the loser at the end; a `max_turns` cut gives 0 to both.
-`infos[agent]` holds `scores` (closed stands owned per seat), `golden_owner` (a seat or
-None), `turn`, `phase`, and `winners` (one seat) at the end.
+
+### Infos
+
+`infos[agent]` has the same numeric keys at every step from `reset` on (the dict is shared
+by all agents and new at each step): `turn` (int, decisions since reset), `phase` (int:
+0 transfer, 1 placement), `scores` (float32[2]: closed stands owned per seat; as of `reset`, then final at the end),
+`winners` (int8[2]: 1 for each winner once the game is over, all 0 until then and on a
+`max_turns` cut) and `illegal_action` (int: the action that ended the game in `env()`,
+else -1). The details in words and lists (`scores`, `golden_owner`: a seat or None, `turn`, `phase`, `winners` at the end)
+are `env.unwrapped.game_state.info()`, current at any time.
 
 ### End
 

@@ -136,9 +136,17 @@ Its bounds are the observation bounds for each block and [0, 1] for the last 2.
 ### Rewards
 
 +1 to the winner, -1 to the loser at the end, 0 on every other step and on a draw
-(`max_turns`). `infos[agent]` holds `stones` (stones per seat) and `plies`; at the end also
-`end` (`"goal"`, `"split"`, `"no_move"` or `"max_turns"`) and `winners` (a list of seats,
-empty on a draw).
+(`max_turns`).
+
+### Infos
+
+`infos[agent]` has the same numeric keys at every step from `reset` on (the dict is shared
+by all agents and new at each step): `turn` (int, decisions since reset), `phase` (int:
+always 0), `scores` (float32[2]: stones on the board per seat; as of `reset`, then final at the end),
+`winners` (int8[2]: 1 for each winner once the game is over, all 0 until then and on a
+`max_turns` cut) and `illegal_action` (int: the action that ended the game in `env()`,
+else -1). The details in words and lists (`stones`, `plies`; at the end `end`: `"goal"`, `"split"`, `"no_move"` or `"max_turns"`, and `winners`: a list of seats, empty on a draw)
+are `env.unwrapped.game_state.info()`, current at any time.
 
 ### Position text
 

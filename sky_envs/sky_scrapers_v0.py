@@ -92,9 +92,17 @@ Its bounds are the observation bounds for each block and [0, 1] for the last P.
 
 At the end (no seat can move): the seat(s) with the most sky scrapers, ties broken by the
 tallest sky scraper, get +1, every other seat -1; if every seat ties (or nobody has a sky
-scraper) all get 0. `max_turns` truncates with 0 for all. `infos[agent]` holds
-`skyscrapers` and `tallest` per seat, `colours` (seat -> colour letter), `phase`, and
-`winners` at the end.
+scraper) all get 0. `max_turns` truncates with 0 for all.
+
+### Infos
+
+`infos[agent]` has the same numeric keys at every step from `reset` on (the dict is shared
+by all agents and new at each step): `turn` (int, decisions since reset), `phase` (int:
+0 moving, 1 strategic placement, 2 colour choice), `scores` (float32[P]: sky scrapers per seat; as of `reset`, then final at the end),
+`winners` (int8[P]: 1 for each winner once the game is over, all 0 until then and on a
+`max_turns` cut) and `illegal_action` (int: the action that ended the game in `env()`,
+else -1). The details in words and lists (`skyscrapers` and `tallest` per seat, `colours`: seat -> colour letter, `phase`, `winners` at the end)
+are `env.unwrapped.game_state.info()`, current at any time.
 
 ### Turn order
 

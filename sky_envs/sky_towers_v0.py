@@ -135,8 +135,17 @@ and the peeked card; only the deck order, which no seat knows, is left out. Its 
 At the end: score = sails on completed towers' cards + sails of held bonus cards. Most
 sails wins; tie: most flags on completed towers' cards; still tied: a shared win. Two
 seats: +1 / -1, 0 for a shared win. More seats: each winner +1, every other seat -1; all 0
-if every seat wins. `max_turns` truncates with 0 for all. `infos[agent]` holds `scores`,
-`flags`, `bonuses` (name -> holder seat or -1), `turns`, and `winners` (seat indices) at the end.
+if every seat wins. `max_turns` truncates with 0 for all.
+
+### Infos
+
+`infos[agent]` has the same numeric keys at every step from `reset` on (the dict is shared
+by all agents and new at each step): `turn` (int, decisions since reset), `phase` (int:
+0 main, 1 rush, 2 exchange, 3 give, 4 peek, 5 ask, 6 discard, 7 over), `scores` (float32[n]: sails per seat, held bonus cards included; as of `reset`, then final at the end),
+`winners` (int8[n]: 1 for each winner once the game is over, all 0 until then and on a
+`max_turns` cut) and `illegal_action` (int: the action that ended the game in `env()`,
+else -1). The details in words and lists (`scores`, `flags`, `bonuses`: name -> holder seat or -1, `turns`, `winners` at the end)
+are `env.unwrapped.game_state.info()`, current at any time.
 
 ### Turns and rules decided here (the contract is silent)
 

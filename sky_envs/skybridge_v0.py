@@ -130,10 +130,16 @@ Zero until the end. `reward="win"`: 2 seats +1 / -1, 0 for a tie; 3-4 seats: eve
 with the highest score +1, every other -1, all 0 if every seat ties. `reward="score"`:
 seat s gets `score_s - mean(score of the other seats)` in raw points (unscaled; the rewards
 sum to zero; a rough scale is the board's total height). `max_turns` truncates with 0 for all.
-`infos[agent]` holds `scores` (per seat, by the variant's scoring; the env fills `infos` at
-`reset` and at the end, so they are the final scores there; `env.unwrapped.game_state.info()`
-gives the current tally at any time), `colours` (each seat's colour slots) and, at the end,
-`winners`.
+
+### Infos
+
+`infos[agent]` has the same numeric keys at every step from `reset` on (the dict is shared
+by all agents and new at each step): `turn` (int, decisions since reset), `phase` (int:
+always 0), `scores` (float32[P]: points per seat by the variant's scoring; as of `reset`, then final at the end),
+`winners` (int8[P]: 1 for each winner once the game is over, all 0 until then and on a
+`max_turns` cut) and `illegal_action` (int: the action that ended the game in `env()`,
+else -1). The details in words and lists (`scores`, `colours`: each seat's colour slots, `winners` at the end)
+are `env.unwrapped.game_state.info()`, current at any time.
 
 ### Position text
 

@@ -115,10 +115,12 @@ def test_infos_name_the_winners_at_the_end(env_id):
         while env.unwrapped.game_state.current_player >= 0:
             mask = env.observe(env.agent_selection)["action_mask"]
             env.step(int(rng.choice(np.flatnonzero(mask))))
-        winners = env.infos["player_0"]["winners"]
-        assert all(isinstance(seat, int) and 0 <= seat < env.num_agents for seat in winners)
+        flags = env.infos["player_0"]["winners"]
+        assert flags.dtype == np.int8 and flags.shape == (env.num_agents,) and set(flags.tolist()) <= {0, 1}
+        winners = np.flatnonzero(flags).tolist()
         if env.unwrapped.game_state.is_truncated():
             assert winners == [] and not any(env.rewards.values())
         else:
+            assert winners == env.unwrapped.game_state.info()["winners"]
             positive = [i for i, agent in enumerate(env.possible_agents) if env.rewards[agent] > 0]
             assert set(positive) <= set(winners)

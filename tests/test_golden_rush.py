@@ -306,7 +306,8 @@ def test_env_turn_order_rewards_and_infos():
     env.step(P(0, 1))
     assert all(env.terminations.values())
     assert env.rewards == {"player_0": -1.0, "player_1": 1.0, "player_2": -1.0, "player_3": 1.0}
-    assert env.infos["player_0"]["winners"] == [1, 3] and env.infos["player_2"]["team_scores"] == [40 + 41, 31 + 74]
+    assert env.infos["player_0"]["winners"].tolist() == [0, 1, 0, 1]
+    assert env.unwrapped.game_state.info()["team_scores"] == [40 + 41, 31 + 74]
     assert "game over: winners player_1 player_3" in env.render()
 
 

@@ -51,7 +51,7 @@ def test_reset_with_a_position_and_a_winning_move_through_the_env():
     env.step(act("e13", "f14"))
     assert env.rewards == {"player_0": 1.0, "player_1": -1.0}
     assert all(env.terminations.values()) and not any(env.truncations.values())
-    assert env.infos["player_1"]["winners"] == [0] and env.infos["player_1"]["end"] == "goal"
+    assert env.infos["player_1"]["winners"].tolist() == [1, 0] and env.unwrapped.game_state.info()["end"] == "goal"
 
 
 def test_a_loaded_position_without_a_move_is_over_at_reset():
@@ -59,7 +59,7 @@ def test_a_loaded_position_without_a_move_is_over_at_reset():
     env.reset(options={"position": pos(O="e13 f13 g13 d12 f12 h12", X="f14", to_move="X")})
     assert all(env.terminations.values())
     assert env.rewards == {"player_0": 1.0, "player_1": -1.0}
-    assert env.infos["player_0"]["end"] == "no_move"
+    assert env.unwrapped.game_state.info()["end"] == "no_move" and env.infos["player_0"]["turn"] == 0
 
 
 def test_max_turns_truncates_through_the_env():
@@ -69,7 +69,8 @@ def test_max_turns_truncates_through_the_env():
         env.step(a)
     assert all(env.truncations.values()) and not any(env.terminations.values())
     assert env.rewards == {"player_0": 0, "player_1": 0}
-    assert env.infos["player_0"]["end"] == "max_turns" and env.infos["player_0"]["plies"] == 3
+    assert env.unwrapped.game_state.info()["end"] == "max_turns" and env.infos["player_0"]["turn"] == 3
+    assert not env.infos["player_0"]["winners"].any()
 
 
 def test_illegal_action_loses_with_env_and_raises_with_raw_env():

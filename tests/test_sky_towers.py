@@ -130,9 +130,10 @@ def test_infos_hold_scores_bonuses_and_winners():
     env = sky_towers_v0.env()
     env.reset(options={"position": position(hands={0: "1"}, piles={0: "7.7.7"}, bonuses={"lucky": 0},
                                             rest="discards", end="0", final="yes", actions=3)})
-    assert env.infos["player_0"]["scores"] == [7, 0]
+    assert env.infos["player_0"]["scores"].tolist() == [7, 0]
     env.step(247)
-    assert env.infos["player_1"]["winners"] == [0]
+    assert env.infos["player_1"]["winners"].tolist() == [1, 0]
+    assert env.unwrapped.game_state.info()["winners"] == [0]
     assert env.rewards == {"player_0": 1.0, "player_1": -1.0}
 
 

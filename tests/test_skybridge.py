@@ -174,7 +174,7 @@ def test_game_end_rewards_and_infos_through_the_env():
     env.step(2 * 4 + 3)  # colour 0 roof on (1,1): every tower is closed
     assert all(env.terminations.values())
     assert env.rewards == {"player_0": -1.0, "player_1": 1.0}
-    assert env.infos["player_1"]["winners"] == [1] and env.infos["player_0"]["scores"] == [5, 6]
+    assert env.infos["player_1"]["winners"].tolist() == [0, 1] and env.infos["player_0"]["scores"].tolist() == [5, 6]
     env = sky_envs.make("skybridge_v0", rows=2, cols=2, max_turns=2)
     env.reset(seed=3)
     env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))

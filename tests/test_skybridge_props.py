@@ -147,7 +147,7 @@ def test_rewards_sum_and_scores_in_infos_at_the_end():
                     continue
                 legal = np.flatnonzero(obs["action_mask"])
                 env.step(int(legal[rng.integers(len(legal))]))
-            scores = finals["player_0"][1]["scores"]
+            scores = finals["player_0"][1]["scores"].tolist()
             assert len(finals) == players and len(scores) == players
             rewards = [finals[f"player_{s}"][0] for s in range(players)]
             if reward == "score":
@@ -155,8 +155,8 @@ def test_rewards_sum_and_scores_in_infos_at_the_end():
                 assert rewards == pytest.approx([scores[s] - (sum(scores) - scores[s]) / (players - 1) for s in range(players)])
             else:
                 assert {r for r in rewards} <= {-1.0, 0.0, 1.0}
-                assert [s for s in range(players) if rewards[s] == 1.0] == (
-                    finals["player_0"][1]["winners"] if len(finals["player_0"][1]["winners"]) < players else [])
+                winners = np.flatnonzero(finals["player_0"][1]["winners"]).tolist()
+                assert [s for s in range(players) if rewards[s] == 1.0] == (winners if len(winners) < players else [])
 
 
 def fuzz(games: int, seed: int) -> int:

@@ -29,6 +29,22 @@ from sky_envs.core.state import Game, GameState, IllegalActionError, action_inde
 
 RENDER_MODES = ("human", "ansi", "rgb_array")
 
+#: ``infos[agent]`` in every env, at every step (P = seats)
+INFO_KEYS = {
+    "turn": "int: decisions taken since reset",
+    "phase": "int: the kind of decision pending (documented per env; 0 in games with one kind)",
+    "scores": "float32[P]: each seat's score by the game's count, as of reset, then final at the end",
+    "winners": "int8[P]: 1 for each winning seat once the game is over, else 0 (all 0 on a max_turns cut)",
+    "illegal_action": "int: the illegal action that ended the game (env() only), else -1",
+}
+
+
+def _frozen(values, dtype) -> np.ndarray:
+    """A read-only array: infos share it across agents and steps."""
+    array = np.array(values, dtype=dtype)
+    array.flags.writeable = False
+    return array
+
 
 class SkyEnv(AECEnv):
     """A PettingZoo ``AECEnv`` over any :class:`~sky_envs.core.state.Game`.
@@ -36,9 +52,13 @@ class SkyEnv(AECEnv):
     ``env.unwrapped.game_state`` is the current :class:`GameState`; ``state.to_text()`` writes
     the position in the game's notation, and ``reset(options={"position": text})`` loads
     one. ``state()`` is the global state, in ``state_space`` (for centralised critics).
-    ``infos[agent]`` holds the state's ``info()`` as of ``reset`` and again at the end
-    (final scores, ``winners``); it is not refreshed every step, which would cost every
-    game a score count per move: ``env.unwrapped.game_state.info()`` gives the current one.
+
+    ``infos[agent]`` has the same keys, shapes and numeric types from ``reset`` on, so that
+    frameworks can preallocate storage for them (see :data:`INFO_KEYS`); every agent gets the
+    same dict, a new one at each step (frameworks that keep infos by reference keep what
+    they saw). ``scores`` is refreshed at ``reset`` and at the end only (a score count per
+    move would cost some games as much as the move); ``env.unwrapped.game_state.info()``
+    gives the current position's details in words and lists.
     """
 
     def __init__(self, game: Game, render_mode: str | None = None, strict: bool = True):
@@ -77,6 +97,10 @@ class SkyEnv(AECEnv):
         self._rng: np.random.Generator | None = None
         self.game_state: GameState | None = None
         self._mask: np.ndarray | None = None
+        self._turn = 0
+        self._nobody = _frozen([0] * game.num_players, np.int8)
+        self._scores = self._winners = self._nobody
+        self._illegal_action = -1
 
     # ----------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> spaces.Space:
@@ -106,8 +130,10 @@ class SkyEnv(AECEnv):
         self._cumulative_rewards = {a: 0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        info = self.game_state.info()
-        self.infos = {a: dict(info) for a in self.agents}
+        self._turn, self._illegal_action = 0, -1
+        self._scores = _frozen(self.game_state.score_vector(), np.float32)
+        self._winners = self._nobody
+        self._fill_infos()
         self.agent_selection = self.possible_agents[0]  # kept if the position is already over
         self._after_change()
         if self.game_state.is_over():
@@ -145,10 +171,18 @@ class SkyEnv(AECEnv):
             return
         self._cumulative_rewards[agent] = 0
         self.game_state._apply(action)
+        self._turn += 1
         self._after_change()
         if self.game_state.current_player < 0:
             self._finish()
             self._accumulate_rewards()
+        else:
+            self._fill_infos()
+
+    def _fill_infos(self) -> None:
+        info = {"turn": self._turn, "phase": self.game_state.phase_index(), "scores": self._scores,
+                "winners": self._winners, "illegal_action": self._illegal_action}
+        self.infos = dict.fromkeys(self.agents, info)
 
     def _illegal(self, agent: str, action: int) -> None:
         state = self.game_state
@@ -164,9 +198,8 @@ class SkyEnv(AECEnv):
         self.rewards[agent] = -1
         self.terminations = {a: True for a in self.agents}
         self.truncations = {a: True for a in self.agents}
-        info = state.info()
-        info["illegal_action"] = why
-        self.infos = {a: dict(info) for a in self.agents}
+        self._illegal_action = action
+        self._fill_infos()
         self._mask = np.zeros(self.game.num_actions, dtype=bool)
         self._accumulate_rewards()
 
@@ -183,12 +216,15 @@ class SkyEnv(AECEnv):
         state = self.game_state
         truncated = not state.is_terminal()
         returns = np.zeros(self.num_agents) if truncated else state.returns()
-        info = state.info()
-        if truncated:
-            info["winners"] = []  # max_turns: a draw with no winner, in every game
+        self._scores = _frozen(state.score_vector(), np.float32)
+        if not truncated:  # a max_turns cut is a draw with no winner, in every game
+            winners = np.zeros(self.num_agents, dtype=np.int8)
+            winners[state.winners()] = 1
+            winners.flags.writeable = False
+            self._winners = winners
+        self._fill_infos()
         for agent in self.agents:
             self.rewards[agent] = float(returns[self._seat[agent]])
-            self.infos[agent] = dict(info)
             if truncated:
                 self.truncations[agent] = True
             else:

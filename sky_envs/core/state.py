@@ -273,8 +273,23 @@ class GameState(ABC):
         """Final reward per seat (float64, length ``num_players``); zeros until the end."""
 
     def info(self) -> dict[str, Any]:
-        """Scores and, at the end, winners; copied into ``infos`` by the env."""
+        """Human-readable details of the position (scores, colours, at the end ``winners``:
+        a list of seats); the env's ``infos`` hold fixed-shape numbers instead."""
         return {}
+
+    def winners(self) -> list[int]:
+        """The winning seats once the game has ended by its rules (``infos["winners"]``):
+        by default those with a positive return; games override with their own rule."""
+        return np.flatnonzero(self.returns() > 0).tolist()
+
+    def score_vector(self) -> list[float]:
+        """Each seat's score by the game's own count (``infos["scores"]``); games override."""
+        return [0.0] * self.game.num_players
+
+    def phase_index(self) -> int:
+        """The kind of decision pending as a small int (``infos["phase"]``, documented per env);
+        0 in games with one kind of decision."""
+        return 0
 
     # ------------------------------------------------------------ observation
     @abstractmethod

@@ -117,6 +117,12 @@ class HeistState(StackState):
     def returns(self) -> np.ndarray:
         return win_loss_returns([self.winner()] if self.finished else [], 2)
 
+    def winners(self) -> list[int]:
+        return [self.winner()]
+
+    def score_vector(self) -> list[int]:
+        return self.closed_counts()
+
     def info(self) -> dict:
         golden = self.stands[GOLDEN]
         info = {
@@ -126,7 +132,7 @@ class HeistState(StackState):
             "phase": "place" if self.phase == PLACE else "transfer",
         }
         if self.finished:
-            info["winners"] = [self.winner()]
+            info["winners"] = self.winners()
         return info
 
     #: ``observation(seat)``: the seat-relative tensor (see ``observation.py``)

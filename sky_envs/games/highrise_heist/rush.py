@@ -172,6 +172,9 @@ class RushState(StackState):
             return np.array([(v - mean) / SCORE_SCALE for v in values])
         return win_loss_returns(self.winners(), NUM_SEATS)
 
+    def score_vector(self) -> list[int]:
+        return self.scores()
+
     def info(self) -> dict:
         info = {
             "scores": self.scores(),

@@ -147,6 +147,9 @@ class StackState(GameState):
         return column[-1] if len(column) == HEIGHT else -1
 
     # ------------------------------------------------------------ basic facts
+    def phase_index(self) -> int:
+        return self.phase   # TRANSFER 0, PLACE 1
+
     @property
     def to_move(self) -> int:
         """The seat whose turn it is (also written in the text once the game is over)."""

@@ -210,11 +210,17 @@ class ScalaState(GameState):
     def returns(self) -> np.ndarray:
         return win_loss_returns([self.winner] if self.winner >= 0 else [], 2)
 
+    def winners(self) -> list[int]:
+        return [self.winner] if self.winner >= 0 else []
+
+    def score_vector(self) -> list[int]:
+        return [self.stones[0].bit_count(), self.stones[1].bit_count()]
+
     def info(self) -> dict:
         info = {"stones": [self.stones[0].bit_count(), self.stones[1].bit_count()], "plies": self.plies}
         if self.end:
             info["end"] = self.end
-            info["winners"] = [self.winner] if self.winner >= 0 else []
+            info["winners"] = self.winners()
         return info
 
     # ------------------------------------------------------------ observation

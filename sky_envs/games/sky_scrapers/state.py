@@ -10,6 +10,7 @@ from sky_envs.games.sky_scrapers.board import Board
 from sky_envs.games.sky_scrapers.kernels import apply_move, movement_mask
 
 MOVE, PLACE, CHOOSE = "move", "place", "choose"
+PHASE_INDEX = {MOVE: 0, PLACE: 1, CHOOSE: 2}   # infos["phase"]
 COLOUR_LETTERS = "abcd"
 _DIRS = np.arange(8)
 
@@ -221,6 +222,12 @@ class SkyScrapersState(GameState):
 
     def returns(self) -> np.ndarray:
         return win_loss_returns(self.winners() if self.finished else [], self.num_players)
+
+    def score_vector(self) -> list[int]:
+        return self.skyscrapers()[0]
+
+    def phase_index(self) -> int:
+        return PHASE_INDEX[self.phase]
 
     def info(self) -> dict:
         counts, tallest = self.skyscrapers()

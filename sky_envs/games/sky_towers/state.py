@@ -214,9 +214,15 @@ class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
     def returns(self) -> np.ndarray:
         return win_loss_returns(self.winners() if self.phase == OVER else [], self.n)
 
+    def score_vector(self) -> list[int]:
+        return [self.score(s) for s in range(self.n)]
+
+    def phase_index(self) -> int:
+        return self.phase
+
     def info(self) -> dict:
         info = {
-            "scores": [self.score(s) for s in range(self.n)],
+            "scores": self.score_vector(),
             "flags": list(self.flags),
             "bonuses": {name: self.holder[b] for b, name in enumerate(BONUS_NAMES)
                         if self.deckinfo.in_play(b)},

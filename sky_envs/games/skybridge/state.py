@@ -477,6 +477,9 @@ class SkybridgeState(LazilyCopiedRng, KeepsViews, GameState):
             return out
         return win_loss_returns(self.winners(), P)
 
+    def score_vector(self) -> list[int]:
+        return self.scores()
+
     def info(self) -> dict:
         info = {"scores": self.scores(), "colours": [list(c) for c in self.game.slot_colour]}
         if self.finished:

@@ -1,0 +1,52 @@
+"""The README's "Use with ..." snippets run as written (each with its framework)."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from framework_support import framework
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+FRAMEWORK_MODULES = {"Stable-Baselines3": "sb3_contrib", "Ray RLlib": "ray.rllib", "TorchRL": "torchrl",
+                     "Tianshou": "tianshou"}
+
+
+def use_with_snippets() -> dict[str, str]:
+    """``{framework: its python code}`` from the "Use with RL frameworks" section."""
+    text = README.read_text()
+    section = text.split("## Use with RL frameworks", 1)[1].split("\n## ", 1)[0]
+    snippets = {}
+    for part in section.split("\n### Use with ")[1:]:
+        title = part.split("\n", 1)[0]
+        blocks = re.findall(r"```python\n(.*?)```", part, flags=re.S)
+        name = next(key for key in FRAMEWORK_MODULES if title.startswith(key))
+        snippets[name] = "\n".join(blocks)
+    return snippets
+
+
+def test_every_framework_has_a_snippet():
+    snippets = use_with_snippets()
+    assert set(snippets) == set(FRAMEWORK_MODULES) and all(snippets.values())
+
+
+@pytest.mark.parametrize("name", sorted(FRAMEWORK_MODULES))
+def test_use_with_snippet_runs(name, tmp_path, monkeypatch):
+    framework(FRAMEWORK_MODULES[name])
+    monkeypatch.chdir(tmp_path)   # snippets may write runs/...
+    namespace = {"__name__": "readme_snippet"}
+    try:
+        exec(compile(use_with_snippets()[name], f"README.md (Use with {name})", "exec"), namespace)
+    finally:
+        if name == "Ray RLlib":
+            import ray
+
+            ray.shutdown()
+    expected = {"Stable-Baselines3": "mean_reward", "Ray RLlib": "agent", "TorchRL": "winners", "Tianshou": "result"}
+    assert expected[name] in namespace
+    if name == "Ray RLlib":
+        assert (tmp_path / "runs" / "rllib_policy.pt").is_file()
+    if name == "TorchRL":
+        assert tuple(namespace["winners"].shape) == (200, 1, 4)
+    if name == "Tianshou":
+        assert namespace["result"].n_collected_episodes == 2

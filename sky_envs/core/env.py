@@ -99,8 +99,8 @@ class SkyEnv(AECEnv):
         self._mask: np.ndarray | None = None
         self._turn = 0
         self._nobody = _frozen([0] * game.num_players, np.int8)
-        self._scores = self._winners = self._nobody
-        self._illegal_action = -1
+        # infos' values that change only at reset and at the end; each step copies this
+        self._info_base: dict[str, Any] = {}
 
     # ----------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> spaces.Space:
@@ -130,9 +130,10 @@ class SkyEnv(AECEnv):
         self._cumulative_rewards = {a: 0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self._turn, self._illegal_action = 0, -1
-        self._scores = _frozen(self.game_state.score_vector(), np.float32)
-        self._winners = self._nobody
+        self._turn = 0
+        self._info_base = {"turn": 0, "phase": 0, "scores": _frozen(self.game_state.score_vector(), np.float32),
+                           "winners": self._nobody, "illegal_action": -1}
+        self.infos = {}
         self._fill_infos()
         self.agent_selection = self.possible_agents[0]  # kept if the position is already over
         self._after_change()
@@ -180,9 +181,12 @@ class SkyEnv(AECEnv):
             self._fill_infos()
 
     def _fill_infos(self) -> None:
-        info = {"turn": self._turn, "phase": self.game_state.phase_index(), "scores": self._scores,
-                "winners": self._winners, "illegal_action": self._illegal_action}
-        self.infos = dict.fromkeys(self.agents, info)
+        info = self._info_base.copy()   # a new dict per step: frameworks may keep the last one
+        info["turn"] = self._turn
+        info["phase"] = self.game_state.phase_index()
+        infos = self.infos
+        for agent in self.agents:
+            infos[agent] = info
 
     def _illegal(self, agent: str, action: int) -> None:
         state = self.game_state
@@ -198,7 +202,7 @@ class SkyEnv(AECEnv):
         self.rewards[agent] = -1
         self.terminations = {a: True for a in self.agents}
         self.truncations = {a: True for a in self.agents}
-        self._illegal_action = action
+        self._info_base["illegal_action"] = action
         self._fill_infos()
         self._mask = np.zeros(self.game.num_actions, dtype=bool)
         self._accumulate_rewards()
@@ -216,12 +220,12 @@ class SkyEnv(AECEnv):
         state = self.game_state
         truncated = not state.is_terminal()
         returns = np.zeros(self.num_agents) if truncated else state.returns()
-        self._scores = _frozen(state.score_vector(), np.float32)
+        self._info_base["scores"] = _frozen(state.score_vector(), np.float32)
         if not truncated:  # a max_turns cut is a draw with no winner, in every game
             winners = np.zeros(self.num_agents, dtype=np.int8)
             winners[state.winners()] = 1
             winners.flags.writeable = False
-            self._winners = winners
+            self._info_base["winners"] = winners
         self._fill_infos()
         for agent in self.agents:
             self.rewards[agent] = float(returns[self._seat[agent]])

@@ -5,12 +5,15 @@
 seat, the opponents act inside ``step``, and the reward is the learner's. The observation
 is the learner's observation tensor; the legal actions come from ``action_masks()`` (the
 method sb3-contrib's ``MaskablePPO`` calls, also through ``SubprocVecEnv``) and
-``info["action_mask"]``.
+``info["action_mask"]``, and ``env.action_space.sample()`` draws one of them (so
+Gymnasium's and SB3's ``check_env`` pass). ``gymnasium.make`` returns the env itself, with
+no wrapper to hide ``action_masks()``: it enforces reset-before-step on its own.
 """
 
 from __future__ import annotations
 
 import warnings
+import weakref
 from typing import Any
 
 import gymnasium
@@ -21,6 +24,34 @@ from sky_envs.core.options import integer_option
 from sky_envs.core.state import GameState, IllegalActionError, action_index
 
 SEATS = ("random",)
+
+
+class LegalActionSpace(spaces.Discrete):
+    """``Discrete(num_actions)`` whose ``sample()`` without a mask draws a legal action.
+
+    Environment checkers (Gymnasium's and SB3's ``check_env``) and random-agent loops call
+    ``env.action_space.sample()``; here that gives one of the learner's legal actions, so
+    they work with ``illegal_action="raise"``. An explicit ``mask`` or ``probability`` is
+    honoured as in ``Discrete``. It is still a ``Discrete`` (equal to ``Discrete(n)``) for
+    every framework; a pickled copy (a ``SubprocVecEnv``'s) samples like a plain one.
+    """
+
+    def __init__(self, n: int, env: SingleAgentEnv, seed: int | None = None):
+        super().__init__(n, seed=seed)
+        self._env = weakref.ref(env)
+
+    def sample(self, mask=None, probability=None):
+        env = self._env() if self._env is not None else None
+        if mask is None and probability is None and env is not None:
+            legal = env.action_masks()
+            if legal.any():
+                return super().sample(mask=legal.astype(np.int8))
+        return super().sample(mask=mask, probability=probability)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_env"] = None  # the env stays behind: a weak reference does not pickle
+        return state
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -67,7 +98,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.observation_space = spaces.Box(self.game.observation_low, self.game.observation_high,
                                             shape=self.game.observation_shape, dtype=np.float32)
-        self.action_space = spaces.Discrete(self.game.num_actions)
+        self.action_space = LegalActionSpace(self.game.num_actions, self)
         self.game_state: GameState | None = None
         self.seat = 0
 

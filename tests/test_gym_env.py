@@ -1,5 +1,7 @@
 """The single-agent Gymnasium view, with Gymnasium's checker and real MaskablePPO training."""
 
+import warnings
+
 import gymnasium
 import numpy as np
 import pytest
@@ -16,11 +18,36 @@ BUILTIN = [env_id for env_id in sky_envs.env_ids() if not env_id.startswith("tin
 def test_gymnasium_make_and_checker(env_id):
     name, version = env_id.rsplit("_v", 1)
     env = gymnasium.make(f"sky_envs/{name}-v{version}", opponent="random", illegal_action="lose")
-    with pytest.warns(UserWarning):  # the checker tries unmasked random actions: some are illegal
-        check_env(env.unwrapped, skip_render_check=True)
+    with warnings.catch_warnings():  # its determinism check samples an action, then resets:
+        warnings.simplefilter("ignore")  # the action may be illegal in the new position ("lose")
+        check_env(env, skip_render_check=True)
     observation, info = env.reset(seed=1)
     assert env.observation_space.contains(observation)
     assert info["action_mask"].any() and info["action_mask"].shape == (env.action_space.n,)
+
+
+@pytest.mark.parametrize("env_id", BUILTIN)
+def test_gymnasium_make_gives_the_env_itself_with_legal_sampling_and_sb3s_checker(env_id):
+    import pickle
+
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    name, version = env_id.rsplit("_v", 1)
+    env = gymnasium.make(f"sky_envs/{name}-v{version}", opponent="random")  # illegal_action="raise"
+    assert isinstance(env, SingleAgentEnv)  # no wrapper hides action_masks()
+    with pytest.raises(AssertionError, match="reset"):
+        env.step(0)
+    sb3_check_env(env, warn=False)  # samples env.action_space: legal actions only, nothing raises
+    env.reset(seed=3)
+    env.action_space.seed(3)
+    for _ in range(50):
+        assert env.action_masks()[env.action_space.sample()]
+    mask = np.zeros(env.action_space.n, dtype=np.int8)
+    mask[-1] = 1
+    assert env.action_space.sample(mask=mask) == env.action_space.n - 1  # an explicit mask wins
+    copy = pickle.loads(pickle.dumps(env.action_space))  # what SubprocVecEnv sends: a plain Discrete's sampling
+    assert copy == env.action_space == gymnasium.spaces.Discrete(env.action_space.n)
+    assert 0 <= copy.sample() < copy.n
 
 
 def test_learner_only_sees_its_own_turns_and_gets_its_reward():

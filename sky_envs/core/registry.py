@@ -57,9 +57,11 @@ def register(env_id: str, game: Callable[..., Game] | str, *, overwrite: bool = 
     pettingzoo.aec_registry.pop(pettingzoo_id(key), None)  # re-registering must not warn
     pettingzoo.register("aec", pettingzoo_id(key), entry_point=partial(make, key))
     gymnasium.registry.pop(pettingzoo_id(key), None)
-    # a string entry point: the single-agent view sits above core (it plays agents)
+    # a string entry point: the single-agent view sits above core (it plays agents). No
+    # OrderEnforcing: Gymnasium 1.x wrappers do not forward attributes, so it would hide
+    # action_masks(); the view refuses step-before-reset itself.
     gymnasium.register(pettingzoo_id(key), entry_point="sky_envs.gym_env:SingleAgentEnv",
-                       kwargs={"env_id": key}, disable_env_checker=True)
+                       kwargs={"env_id": key}, disable_env_checker=True, order_enforce=False)
 
 
 def env_ids() -> list[str]:

@@ -194,14 +194,112 @@ def label_groups(lo, hi, out):
     return count
 
 
+#: how settling the groups after a move ends (``rules.py`` names them)
+SETTLED, NOTHING_LEFT, TIE, LONE_COLOUR = 0, 1, 2, 3
+
+
+@njit(cache=True, inline="always")
+def _count(lo, hi):
+    """The number of cells in ``lo | hi << 44``."""
+    n = 0
+    while lo:
+        lo &= lo - 1
+        n += 1
+    while hi:
+        hi &= hi - 1
+        n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _toggle(lo, hi, cell):
+    if cell < HALF_BITS:
+        return lo ^ (1 << cell), hi
+    return lo, hi ^ (1 << (cell - HALF_BITS))
+
+
 @njit(cache=True)
-def fill_stone_planes(obs, mine_lo, mine_hi, theirs_lo, theirs_hi):
-    """Set channel 1 (the observer's stones) and 2 (the opponent's) of the flat observation."""
+def settle_move(blue_lo, blue_hi, red_lo, red_hi, colour, start, end, mover_loses):
+    """Move the stone of ``colour`` from ``start`` to ``end`` and apply rules 1-4 of the seed
+    text; return ``(outcome, blue_lo, blue_hi, red_lo, red_hi)``.
+
+    With one group on the board the outcome is ``SETTLED`` and nothing is removed. Otherwise
+    the mixed groups are compared: none left is ``NOTHING_LEFT`` (nothing kept), two or more
+    tied for biggest is ``TIE`` (all of them kept), one biggest is ``SETTLED`` (it is kept).
+    Under ``split_rule="illegal"`` (``mover_loses`` false) a settled split keeps the moved
+    stone's group instead, and is ``LONE_COLOUR`` when that group is one-coloured: any
+    outcome but ``SETTLED`` then means the move is illegal.
+    """
+    if colour == 0:
+        blue_lo, blue_hi = _toggle(blue_lo, blue_hi, start)
+        blue_lo, blue_hi = _toggle(blue_lo, blue_hi, end)
+    else:
+        red_lo, red_hi = _toggle(red_lo, red_hi, start)
+        red_lo, red_hi = _toggle(red_lo, red_hi, end)
+    groups = np.empty(2 * NUM_CELLS, dtype=np.int64)
+    count = label_groups(blue_lo | red_lo, blue_hi | red_hi, groups)
+    if count == 1:
+        return SETTLED, blue_lo, blue_hi, red_lo, red_hi
+    biggest = tied = 0
+    keep_lo = keep_hi = 0
+    moved_lo = moved_hi = 0
+    moved_mixed = False
+    for k in range(count):
+        g_lo, g_hi = groups[2 * k], groups[2 * k + 1]
+        mixed = ((g_lo & blue_lo) != 0 or (g_hi & blue_hi) != 0) and ((g_lo & red_lo) != 0 or (g_hi & red_hi) != 0)
+        if _has(g_lo, g_hi, end):
+            moved_lo, moved_hi, moved_mixed = g_lo, g_hi, mixed
+        if not mixed:
+            continue
+        size = _count(g_lo, g_hi)
+        if size > biggest:
+            biggest, tied, keep_lo, keep_hi = size, 1, g_lo, g_hi
+        elif size == biggest:
+            tied += 1
+            keep_lo |= g_lo
+            keep_hi |= g_hi
+    if biggest == 0:
+        outcome = NOTHING_LEFT
+    elif tied > 1:
+        outcome = TIE
+    else:
+        outcome = SETTLED
+        if not mover_loses:
+            keep_lo, keep_hi = moved_lo, moved_hi
+            if not moved_mixed:
+                outcome = LONE_COLOUR
+    return outcome, blue_lo & keep_lo, blue_hi & keep_hi, red_lo & keep_lo, red_hi & keep_hi
+
+
+@njit(cache=True)
+def play(blue_lo, blue_hi, red_lo, red_hi, colour, start, end, mover_loses, generate, mask, actions):
+    """``settle_move``, then, when the move settled and ``generate`` is true, the other
+    colour's moves as ``legal_moves`` writes them. Returns ``settle_move``'s tuple and the
+    number of moves (-1 when none were generated): a whole Scala ply in one call."""
+    outcome, blue_lo, blue_hi, red_lo, red_hi = settle_move(
+        blue_lo, blue_hi, red_lo, red_hi, colour, start, end, mover_loses)
+    count = -1
+    if outcome == SETTLED and generate:
+        occ_lo, occ_hi = blue_lo | red_lo, blue_hi | red_hi
+        if colour == 0:
+            count = legal_moves(red_lo, red_hi, occ_lo, occ_hi, 1, mask, actions)
+        else:
+            count = legal_moves(blue_lo, blue_hi, occ_lo, occ_hi, 0, mask, actions)
+    return outcome, blue_lo, blue_hi, red_lo, red_hi, count
+
+
+@njit(cache=True)
+def observe_stones(base, mine_lo, mine_hi, theirs_lo, theirs_hi):
+    """A copy of the observation ``base`` (the seat's fixed channels) with channel 1 (the
+    observer's stones) and 2 (the opponent's) set: one call, the copy included."""
+    out = base.copy()
+    flat = out.reshape(-1)
     for i in range(HALF_BITS):
-        obs[OWN_SLOT[i]] = (mine_lo >> i) & 1
-        obs[OWN_SLOT[i] + 1] = (theirs_lo >> i) & 1
-        obs[OWN_SLOT[HALF_BITS + i]] = (mine_hi >> i) & 1
-        obs[OWN_SLOT[HALF_BITS + i] + 1] = (theirs_hi >> i) & 1
+        flat[OWN_SLOT[i]] = (mine_lo >> i) & 1
+        flat[OWN_SLOT[i] + 1] = (theirs_lo >> i) & 1
+        flat[OWN_SLOT[HALF_BITS + i]] = (mine_hi >> i) & 1
+        flat[OWN_SLOT[HALF_BITS + i] + 1] = (theirs_hi >> i) & 1
+    return out
 
 
 class _Scratch(threading.local):
@@ -221,6 +319,27 @@ def moves_of(stones: int, occ: int, colour: int) -> tuple[np.ndarray, np.ndarray
     scratch = _SCRATCH.buffer
     count = legal_moves(stones & HALF, stones >> HALF_BITS, occ & HALF, occ >> HALF_BITS, colour, mask, scratch)
     return mask, scratch[:count].copy()
+
+
+def after_move(blue: int, red: int, colour: int, start: int, end: int, mover_loses: bool) -> tuple[int, int, int]:
+    """``settle_move`` on 88-bit masks: ``(blue, red, outcome)``."""
+    outcome, blue_lo, blue_hi, red_lo, red_hi = settle_move(
+        blue & HALF, blue >> HALF_BITS, red & HALF, red >> HALF_BITS, colour, start, end, mover_loses)
+    return blue_lo | blue_hi << HALF_BITS, red_lo | red_hi << HALF_BITS, outcome
+
+
+def play_move(blue: int, red: int, colour: int, start: int, end: int, mover_loses: bool,
+              generate: bool) -> tuple[int, int, int, np.ndarray, np.ndarray | None]:
+    """``play`` on 88-bit masks: ``(blue, red, outcome, mask, actions)``; the other colour's
+    moves (mask and ascending list, before the split rule) when they were generated, else an
+    all-False mask and None."""
+    mask = np.zeros(NUM_CELLS * NUM_CELLS, dtype=bool)
+    scratch = _SCRATCH.buffer
+    outcome, blue_lo, blue_hi, red_lo, red_hi, count = play(
+        blue & HALF, blue >> HALF_BITS, red & HALF, red >> HALF_BITS, colour, start, end, mover_loses,
+        generate, mask, scratch)
+    actions = scratch[:count].copy() if count >= 0 else None
+    return blue_lo | blue_hi << HALF_BITS, red_lo | red_hi << HALF_BITS, outcome, mask, actions
 
 
 def components(occ: int) -> list[int]:

@@ -7,6 +7,7 @@ explanations and the tests share one implementation of each rule sentence.
 from __future__ import annotations
 
 from sky_envs.games.scala.board import ADJ, FULL, JUMPS, NUM_CELLS, STEPS
+from sky_envs.games.scala import kernels
 from sky_envs.games.scala.kernels import components, moves_of
 
 MOVER_LOSES, ILLEGAL = "mover_loses", "illegal"
@@ -17,6 +18,9 @@ SPLIT_OK = "ok"                       # one group, or one biggest mixed group ke
 NOTHING_LEFT = "nothing_left"         # rule 2: every group was one-coloured
 TIE = "tie"                           # rule 4: two or more biggest mixed groups
 LONE_COLOUR = "lone_colour"           # split_rule="illegal": the moved stone's group is one-coloured
+#: the outcomes by the compiled settler's codes (``kernels.SETTLED`` ...)
+OUTCOMES = (SPLIT_OK, NOTHING_LEFT, TIE, LONE_COLOUR)
+assert (kernels.SETTLED, kernels.NOTHING_LEFT, kernels.TIE, kernels.LONE_COLOUR) == (0, 1, 2, 3)
 
 
 def jump_targets(start: int, occ: int, colour: int) -> int:
@@ -58,54 +62,13 @@ def targets_by_start(actions) -> dict[int, int]:
     return out
 
 
-def settle(groups: list[int], blue: int, red: int) -> tuple[str, int]:
-    """Rules 1-4 of the seed text on the groups of a board with two or more groups.
-
-    Returns ``(outcome, kept)``: the stones that stay (all groups tied for biggest on a tie,
-    nothing when only one-coloured groups were left) and ``SPLIT_OK``, ``NOTHING_LEFT`` or ``TIE``.
-    """
-    mixed = [g for g in groups if g & blue and g & red]
-    if not mixed:
-        return NOTHING_LEFT, 0
-    biggest = max(g.bit_count() for g in mixed)
-    kept = [g for g in mixed if g.bit_count() == biggest]
-    keep = 0
-    for g in kept:
-        keep |= g
-    return (SPLIT_OK if len(kept) == 1 else TIE), keep
-
-
-def outcome_with_rule(groups: list[int], moved_group: int, blue: int, red: int, rule: str) -> tuple[str, int]:
-    """The split outcome of a board with two or more groups under ``rule``; ``moved_group`` is
-    the group holding the moved stone. Returns ``(outcome, kept stones)``."""
-    outcome, keep = settle(groups, blue, red)
-    if rule == MOVER_LOSES or outcome != SPLIT_OK:
-        return outcome, keep
-    if not (moved_group & blue and moved_group & red):
-        return LONE_COLOUR, moved_group
-    return SPLIT_OK, moved_group
-
-
-def after_move(blue: int, red: int, colour: int, start: int, end: int, rule: str,
-               connected_before: bool) -> tuple[int, int, str]:
-    """Move the stone and settle the groups. Returns the new masks and the outcome
-    (``SPLIT_OK`` when the board is one group). Under ``split_rule="illegal"`` a non-OK
-    outcome means the move is illegal; the masks are then those rules 1-4 would leave."""
-    move = (1 << start) | (1 << end)
-    if colour == 0:
-        blue ^= move
-    else:
-        red ^= move
-    occ = blue | red
-    end_bit = 1 << end
-    if connected_before and ADJ[end] & occ & ~end_bit and not cuts(start, occ & ~end_bit):
-        return blue, red, SPLIT_OK
-    groups = components(occ)
-    if len(groups) == 1:
-        return blue, red, SPLIT_OK
-    moved_group = next(g for g in groups if g & end_bit)
-    outcome, keep = outcome_with_rule(groups, moved_group, blue, red, rule)
-    return blue & keep, red & keep, outcome
+def after_move(blue: int, red: int, colour: int, start: int, end: int, rule: str) -> tuple[int, int, str]:
+    """Move the stone and settle the groups (rules 1-4; see ``kernels.settle_move``). Returns
+    the new masks and the outcome (``SPLIT_OK`` when the board is one group). Under
+    ``split_rule="illegal"`` a non-OK outcome means the move is illegal; the masks are then
+    those rules 1-4 would leave."""
+    blue, red, outcome = kernels.after_move(blue, red, colour, start, end, rule == MOVER_LOSES)
+    return blue, red, OUTCOMES[outcome]
 
 
 #: _RING_CUTS[cell][ring]: ``cuts``' answer for each set of occupied neighbours of ``cell``,
@@ -129,12 +92,7 @@ def split_legal_targets(start: int, targets: int, blue: int, red: int, colour: i
     """Under ``split_rule="illegal"``: the subset of ``targets`` that do not break the split rule.
     ``connected``: the stones, the moving one included, are known to be one group (as at the
     start of every turn of a game), which lets most stones skip the search for groups."""
-    start_bit = 1 << start
-    if colour == 0:
-        blue &= ~start_bit
-    else:
-        red &= ~start_bit
-    rest = blue | red                      # the board without the moving stone
+    rest = (blue | red) & ~(1 << start)    # the board without the moving stone
     groups = [rest] if connected and not cuts(start, rest) else components(rest)
     if len(groups) == 1:
         # the rest holds together: a target touching it keeps one group; a lone target would
@@ -148,26 +106,11 @@ def split_legal_targets(start: int, targets: int, blue: int, red: int, colour: i
                 legal |= low
             t ^= low
         return legal
-    legal = 0
+    legal = 0                              # the rest falls apart: settle each move
     t = targets
     while t:
         low = t & -t
-        end = low.bit_length() - 1
-        touch = ADJ[end]
-        moved_group = low
-        others = []
-        for g in groups:
-            if g & touch:
-                moved_group |= g
-            else:
-                others.append(g)
-        if others:
-            b = blue | low if colour == 0 else blue
-            r = red | low if colour == 1 else red
-            outcome, _ = outcome_with_rule(others + [moved_group], moved_group, b, r, ILLEGAL)
-            if outcome == SPLIT_OK:
-                legal |= low
-        else:
+        if after_move(blue, red, colour, start, low.bit_length() - 1, ILLEGAL)[2] == SPLIT_OK:
             legal |= low
         t ^= low
     return legal

@@ -16,8 +16,8 @@ from sky_envs.games.scala.board import (
 from sky_envs.games.scala.rules import (
     ILLEGAL,
     LONE_COLOUR,
+    MOVER_LOSES,
     NOTHING_LEFT,
-    SPLIT_OK,
     TIE,
     after_move,
     components,
@@ -26,7 +26,7 @@ from sky_envs.games.scala.rules import (
     split_legal_targets,
     targets_by_start,
 )
-from sky_envs.games.scala.kernels import HALF, HALF_BITS, fill_stone_planes, moves_of
+from sky_envs.games.scala.kernels import HALF, HALF_BITS, SETTLED, observe_stones, moves_of, play_move
 
 # how a finished game ended (``info()["end"]``)
 END_GOAL = "goal"              # the winner's stone reached the goal it attacks
@@ -86,10 +86,13 @@ class ScalaState(GameState):
         row = self._mask[start * NUM_CELLS:(start + 1) * NUM_CELLS]
         return int.from_bytes(np.packbits(row, bitorder="little").tobytes(), "little")
 
-    def _start_turn(self, colour: int) -> None:
+    def _start_turn(self, colour: int, mask: np.ndarray | None = None, actions: np.ndarray | None = None) -> None:
+        """Hand the move to ``colour``; ``mask`` and ``actions``: its moves before the split
+        rule when they are known already (``play_move`` generates them with the move)."""
         self.to_move = colour
-        blue, red = self.stones
-        mask, actions = moves_of(self.stones[colour], blue | red, colour)
+        if mask is None:
+            blue, red = self.stones
+            mask, actions = moves_of(self.stones[colour], blue | red, colour)
         if actions.size and self.game.split_rule == ILLEGAL:
             self._drop_split_moves(mask, actions, colour)
             actions = np.flatnonzero(mask)
@@ -130,24 +133,27 @@ class ScalaState(GameState):
     def _apply(self, action: int) -> None:
         colour = self.current_player
         start, end = divmod(action, NUM_CELLS)
-        blue, red, outcome = after_move(*self.stones, colour, start, end, self.game.split_rule, self.connected)
-        self.stones = (blue, red)
+        game = self.game
         self.plies += 1
+        # the next colour's moves come from the same compiled call (unless the game ends)
+        blue, red, outcome, mask, actions = play_move(*self.stones, colour, start, end, game.split_rule == MOVER_LOSES,
+                                                      self.plies < game.max_turns)
+        self.stones = (blue, red)
         self.last_move = (start, end)
         self.to_move = 1 - colour
-        if outcome != SPLIT_OK:                 # rules 2 and 4 (only reachable with mover_loses)
+        if outcome != SETTLED:                  # rules 2 and 4 (only reachable with mover_loses)
             self.connected = False
             self._finish(1 - colour, END_SPLIT)
             return
         self.connected = True
-        if end == TARGET_GOAL[colour] and self.stones[colour] >> end & 1:
+        if end == TARGET_GOAL[colour] and (red if colour else blue) >> end & 1:
             self._finish(colour, END_GOAL)
-        elif self.plies >= self.game.max_turns:
+        elif actions is None:                   # max_turns
             self.current_player = -1
             self._mask = self._actions = None
             self.end = END_MAX_TURNS
         else:
-            self._start_turn(1 - colour)
+            self._start_turn(1 - colour, mask, actions)
 
     def illegal_reason(self, action: int) -> str:
         if not 0 <= action < self.game.num_actions:
@@ -173,7 +179,7 @@ class ScalaState(GameState):
         if not move_targets(start, occ, colour) >> end & 1:
             return (f"{e} is neither an empty neighbour of {s} nor the end of a chain of jumps from {s} "
                     f"(each jump goes over an adjacent stone to the empty cell right behind it)")
-        _, _, outcome = after_move(blue, red, colour, start, end, "illegal", self.connected)
+        _, _, outcome = after_move(blue, red, colour, start, end, ILLEGAL)
         why = {
             NOTHING_LEFT: "only one-coloured groups, which would all be removed (rule 2)",
             TIE: "two or more mixed groups tied for biggest (rule 4)",
@@ -226,10 +232,9 @@ class ScalaState(GameState):
     # ------------------------------------------------------------ observation
     def observation(self, seat: int) -> np.ndarray:
         """``(14, 11, 5)`` float32, row 14 first, columns a..k (see ``scala_v0``)."""
-        obs = self.game.observation_base[seat].copy()
         mine, theirs = self.stones[seat], self.stones[1 - seat]
-        fill_stone_planes(obs.reshape(-1), mine & HALF, mine >> HALF_BITS, theirs & HALF, theirs >> HALF_BITS)
-        return obs
+        return observe_stones(self.game.observation_base[seat], mine & HALF, mine >> HALF_BITS,
+                              theirs & HALF, theirs >> HALF_BITS)
 
     # ------------------------------------------------------------------ text
     def to_text(self) -> str:

@@ -240,7 +240,7 @@ class SkyEnv(AECEnv):
             raise AssertionError("reset() needs to be called before observe.")
         seat = self._seat[agent]
         if seat == self.game_state.current_player:
-            mask = self._mask.astype(np.int8)
+            mask = self._mask.view(np.int8).copy()   # the bool mask's bytes: a copy, not a cast
         else:
             mask = self._no_moves.copy()
         return {"observation": self.game_state.observation(seat), "action_mask": mask}

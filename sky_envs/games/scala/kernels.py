@@ -323,23 +323,26 @@ def moves_of(stones: int, occ: int, colour: int) -> tuple[np.ndarray, np.ndarray
 
 def after_move(blue: int, red: int, colour: int, start: int, end: int, mover_loses: bool) -> tuple[int, int, int]:
     """``settle_move`` on 88-bit masks: ``(blue, red, outcome)``."""
-    outcome, blue_lo, blue_hi, red_lo, red_hi = settle_move(
-        blue & HALF, blue >> HALF_BITS, red & HALF, red >> HALF_BITS, colour, start, end, mover_loses)
+    outcome, blue_lo, blue_hi, red_lo, red_hi = settle_move(*halves_of(blue, red), colour, start, end, mover_loses)
     return blue_lo | blue_hi << HALF_BITS, red_lo | red_hi << HALF_BITS, outcome
 
 
-def play_move(blue: int, red: int, colour: int, start: int, end: int, mover_loses: bool,
-              generate: bool) -> tuple[int, int, int, np.ndarray, np.ndarray | None]:
-    """``play`` on 88-bit masks: ``(blue, red, outcome, mask, actions)``; the other colour's
-    moves (mask and ascending list, before the split rule) when they were generated, else an
-    all-False mask and None."""
+def halves_of(blue: int, red: int) -> tuple[int, int, int, int]:
+    """``(blue_lo, blue_hi, red_lo, red_hi)``: the colour masks as the kernels take them."""
+    return blue & HALF, blue >> HALF_BITS, red & HALF, red >> HALF_BITS
+
+
+def play_move(halves: tuple[int, int, int, int], colour: int, start: int, end: int, mover_loses: bool,
+              generate: bool) -> tuple[tuple[int, int, int, int], int, np.ndarray, np.ndarray | None]:
+    """``play`` on the colour masks as ``halves_of`` splits them: ``(halves, outcome, mask,
+    actions)``, with the other colour's moves (mask and ascending list, before the split rule)
+    when they were generated, else an all-False mask and None."""
     mask = np.zeros(NUM_CELLS * NUM_CELLS, dtype=bool)
     scratch = _SCRATCH.buffer
+    blue_lo, blue_hi, red_lo, red_hi = halves
     outcome, blue_lo, blue_hi, red_lo, red_hi, count = play(
-        blue & HALF, blue >> HALF_BITS, red & HALF, red >> HALF_BITS, colour, start, end, mover_loses,
-        generate, mask, scratch)
-    actions = scratch[:count].copy() if count >= 0 else None
-    return blue_lo | blue_hi << HALF_BITS, red_lo | red_hi << HALF_BITS, outcome, mask, actions
+        blue_lo, blue_hi, red_lo, red_hi, colour, start, end, mover_loses, generate, mask, scratch)
+    return (blue_lo, blue_hi, red_lo, red_hi), outcome, mask, scratch[:count].copy() if count >= 0 else None
 
 
 def components(occ: int) -> list[int]:

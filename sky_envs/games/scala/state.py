@@ -26,7 +26,7 @@ from sky_envs.games.scala.rules import (
     split_legal_targets,
     targets_by_start,
 )
-from sky_envs.games.scala.kernels import HALF, HALF_BITS, SETTLED, observe_stones, moves_of, play_move
+from sky_envs.games.scala.kernels import HALF_BITS, SETTLED, halves_of, moves_of, observe_stones, play_move
 
 # how a finished game ended (``info()["end"]``)
 END_GOAL = "goal"              # the winner's stone reached the goal it attacks
@@ -50,6 +50,7 @@ class ScalaState(GameState):
                  split_winner: int = -1):
         self.game = game
         self.stones = (blue, red)
+        self._halves = halves_of(blue, red)     # the same masks as the kernels take them
         self.to_move = to_move
         self.rng = rng if rng is not None else np.random.default_rng()
         self.plies = 0
@@ -99,7 +100,8 @@ class ScalaState(GameState):
         if not actions.size:
             self._finish(1 - colour, END_NO_MOVE)
             return
-        mask.flags.writeable = actions.flags.writeable = False
+        mask.setflags(write=False)
+        actions.setflags(write=False)
         self._mask, self._actions = mask, actions
         self.current_player = colour
 
@@ -136,9 +138,10 @@ class ScalaState(GameState):
         game = self.game
         self.plies += 1
         # the next colour's moves come from the same compiled call (unless the game ends)
-        blue, red, outcome, mask, actions = play_move(*self.stones, colour, start, end, game.split_rule == MOVER_LOSES,
-                                                      self.plies < game.max_turns)
-        self.stones = (blue, red)
+        halves, outcome, mask, actions = play_move(self._halves, colour, start, end, game.split_rule == MOVER_LOSES,
+                                                   self.plies < game.max_turns)
+        self._halves = halves
+        self.stones = (halves[0] | halves[1] << HALF_BITS, halves[2] | halves[3] << HALF_BITS)
         self.last_move = (start, end)
         self.to_move = 1 - colour
         if outcome != SETTLED:                  # rules 2 and 4 (only reachable with mover_loses)
@@ -146,7 +149,7 @@ class ScalaState(GameState):
             self._finish(1 - colour, END_SPLIT)
             return
         self.connected = True
-        if end == TARGET_GOAL[colour] and (red if colour else blue) >> end & 1:
+        if end == TARGET_GOAL[colour] and self.stones[colour] >> end & 1:
             self._finish(colour, END_GOAL)
         elif actions is None:                   # max_turns
             self.current_player = -1
@@ -232,9 +235,10 @@ class ScalaState(GameState):
     # ------------------------------------------------------------ observation
     def observation(self, seat: int) -> np.ndarray:
         """``(14, 11, 5)`` float32, row 14 first, columns a..k (see ``scala_v0``)."""
-        mine, theirs = self.stones[seat], self.stones[1 - seat]
-        return observe_stones(self.game.observation_base[seat], mine & HALF, mine >> HALF_BITS,
-                              theirs & HALF, theirs >> HALF_BITS)
+        blue_lo, blue_hi, red_lo, red_hi = self._halves
+        if seat == 0:
+            return observe_stones(self.game.observation_base[0], blue_lo, blue_hi, red_lo, red_hi)
+        return observe_stones(self.game.observation_base[1], red_lo, red_hi, blue_lo, blue_hi)
 
     # ------------------------------------------------------------------ text
     def to_text(self) -> str:

@@ -114,12 +114,12 @@ class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
         """Append ``base + p`` for every p where a v may go on ``row`` (blocking checked by caller)."""
         if v == 1:
             acts += [base + p for p, total in enumerate(sums) if total < TARGET]
-        elif v != 10:
+        elif v != 10 and sums:
             room = TARGET - v
             acts += [base + p for p, total in enumerate(sums) if total <= room and row[p][-1] != 1]
-        if len(row) < self.T:
-            acts.append(base + self.T)
-            acts.append(base + self.T + 1)
+        T = self.T
+        if len(row) < T:
+            acts += (base + T, base + T + 1)
 
     def _main_actions(self, s: int) -> list[int]:
         """Draw, take an open card, dismantle, build (+ stop in a final turn), for seat ``s``."""
@@ -136,7 +136,9 @@ class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
         sums = self.sums[s]
         W = L.W
         slot_actions = self._slot_actions
-        for v in [v for v in range(1, 11) if hand[v] and not blocked >> v & 1]:
+        for v in range(1, 11):
+            if not hand[v] or blocked >> v & 1:
+                continue
             slot_actions(acts, L.BUILD + (v - 1) * W, v, row, sums)
             if v == 8 or v == 9:
                 for o in range(1, self.n):

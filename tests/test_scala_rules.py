@@ -399,3 +399,19 @@ def test_split_targets_of_a_connected_board_match_the_full_group_search():
                 checked += 1
             state.apply(int(rng.choice(state.legal_actions())))
     assert checked > 1000
+
+
+def test_ring_table_agrees_with_the_group_search():
+    """``kernels.RING_LINKED`` (the settler's shortcut) against ``components`` for every set of
+    occupied neighbours of every cell."""
+    from sky_envs.games.scala import kernels
+    from sky_envs.games.scala.board import NEIGHBOURS
+    from sky_envs.games.scala.rules import components
+
+    for cell in range(88):
+        around = [int(c) for c in NEIGHBOURS[cell] if c >= 0]
+        for ring in range(1, 1 << len(around)):
+            occ = sum(1 << around[k] for k in range(len(around)) if ring >> k & 1)
+            linked = len(components(occ)) == 1
+            assert bool(kernels.RING_LINKED[cell, ring]) == linked
+            assert kernels.ring_linked(cell, occ & kernels.HALF, occ >> kernels.HALF_BITS) == linked

@@ -219,9 +219,64 @@ def _toggle(lo, hi, cell):
 
 
 @njit(cache=True)
-def settle_move(blue_lo, blue_hi, red_lo, red_hi, colour, start, end, mover_loses):
+def _ring_table():
+    """``table[cell, ring]``: whether the occupied neighbours of ``cell`` (bit k of ``ring``:
+    ``NEIGHBOURS[cell, k]``) are one non-empty 8-connected group among themselves."""
+    table = np.zeros((NUM_CELLS, 256), dtype=np.bool_)
+    cells = np.empty(8, dtype=np.int64)
+    for cell in range(NUM_CELLS):
+        for ring in range(1, 256):
+            size = 0
+            valid = True
+            for k in range(8):
+                if ring >> k & 1:
+                    if NEIGHBOURS[cell, k] < 0:
+                        valid = False
+                        break
+                    cells[size] = NEIGHBOURS[cell, k]
+                    size += 1
+            if not valid:
+                continue
+            reached = 1                  # bit i: cells[i] reached from cells[0]
+            grew = True
+            while grew:
+                grew = False
+                for i in range(size):
+                    if reached >> i & 1:
+                        continue
+                    for j in range(size):
+                        if reached >> j & 1 and _has(ADJ_HALVES[cells[j], 0], ADJ_HALVES[cells[j], 1], cells[i]):
+                            reached |= 1 << i
+                            grew = True
+                            break
+            table[cell, ring] = reached == (1 << size) - 1
+    return table
+
+
+#: ``RING_LINKED[cell, ring]``, see ``_ring_table``
+RING_LINKED = _ring_table()
+
+
+@njit(cache=True)
+def ring_linked(cell, occ_lo, occ_hi):
+    """Whether the stones ``occ`` around ``cell`` are one non-empty group among themselves:
+    then the stones stay connected without ``cell`` if they were with it."""
+    ring = 0
+    for k in range(8):
+        nb = NEIGHBOURS[cell, k]
+        if nb < 0:
+            break
+        if _has(occ_lo, occ_hi, nb):
+            ring |= 1 << k
+    return RING_LINKED[cell, ring]
+
+
+@njit(cache=True)
+def settle_move(blue_lo, blue_hi, red_lo, red_hi, colour, start, end, mover_loses, connected):
     """Move the stone of ``colour`` from ``start`` to ``end`` and apply rules 1-4 of the seed
-    text; return ``(outcome, blue_lo, blue_hi, red_lo, red_hi)``.
+    text; return ``(outcome, blue_lo, blue_hi, red_lo, red_hi)``. ``connected``: the stones
+    are known to be one group before the move (as at the start of every turn of a game),
+    which lets most moves skip the search for groups.
 
     With one group on the board the outcome is ``SETTLED`` and nothing is removed. Otherwise
     the mixed groups are compared: none left is ``NOTHING_LEFT`` (nothing kept), two or more
@@ -236,6 +291,13 @@ def settle_move(blue_lo, blue_hi, red_lo, red_hi, colour, start, end, mover_lose
     else:
         red_lo, red_hi = _toggle(red_lo, red_hi, start)
         red_lo, red_hi = _toggle(red_lo, red_hi, end)
+    occ_lo, occ_hi = blue_lo | red_lo, blue_hi | red_hi
+    if connected and ((ADJ_HALVES[end, 0] & occ_lo) != 0 or (ADJ_HALVES[end, 1] & occ_hi) != 0):
+        # the stones around the emptied start still linked among themselves keep the rest
+        # one group, and the moved stone touches it
+        rest_lo, rest_hi = _toggle(occ_lo, occ_hi, end)
+        if ring_linked(start, rest_lo, rest_hi):
+            return SETTLED, blue_lo, blue_hi, red_lo, red_hi
     groups = np.empty(2 * NUM_CELLS, dtype=np.int64)
     count = label_groups(blue_lo | red_lo, blue_hi | red_hi, groups)
     if count == 1:
@@ -272,12 +334,12 @@ def settle_move(blue_lo, blue_hi, red_lo, red_hi, colour, start, end, mover_lose
 
 
 @njit(cache=True)
-def play(blue_lo, blue_hi, red_lo, red_hi, colour, start, end, mover_loses, generate, mask, actions):
+def play(blue_lo, blue_hi, red_lo, red_hi, colour, start, end, mover_loses, connected, generate, mask, actions):
     """``settle_move``, then, when the move settled and ``generate`` is true, the other
     colour's moves as ``legal_moves`` writes them. Returns ``settle_move``'s tuple and the
     number of moves (-1 when none were generated): a whole Scala ply in one call."""
     outcome, blue_lo, blue_hi, red_lo, red_hi = settle_move(
-        blue_lo, blue_hi, red_lo, red_hi, colour, start, end, mover_loses)
+        blue_lo, blue_hi, red_lo, red_hi, colour, start, end, mover_loses, connected)
     count = -1
     if outcome == SETTLED and generate:
         occ_lo, occ_hi = blue_lo | red_lo, blue_hi | red_hi
@@ -323,7 +385,8 @@ def moves_of(stones: int, occ: int, colour: int) -> tuple[np.ndarray, np.ndarray
 
 def after_move(blue: int, red: int, colour: int, start: int, end: int, mover_loses: bool) -> tuple[int, int, int]:
     """``settle_move`` on 88-bit masks: ``(blue, red, outcome)``."""
-    outcome, blue_lo, blue_hi, red_lo, red_hi = settle_move(*halves_of(blue, red), colour, start, end, mover_loses)
+    outcome, blue_lo, blue_hi, red_lo, red_hi = settle_move(*halves_of(blue, red), colour, start, end, mover_loses,
+                                                            False)
     return blue_lo | blue_hi << HALF_BITS, red_lo | red_hi << HALF_BITS, outcome
 
 
@@ -333,7 +396,7 @@ def halves_of(blue: int, red: int) -> tuple[int, int, int, int]:
 
 
 def play_move(halves: tuple[int, int, int, int], colour: int, start: int, end: int, mover_loses: bool,
-              generate: bool) -> tuple[tuple[int, int, int, int], int, np.ndarray, np.ndarray | None]:
+              connected: bool, generate: bool) -> tuple[tuple[int, int, int, int], int, np.ndarray, np.ndarray | None]:
     """``play`` on the colour masks as ``halves_of`` splits them: ``(halves, outcome, mask,
     actions)``, with the other colour's moves (mask and ascending list, before the split rule)
     when they were generated, else an all-False mask and None."""
@@ -341,7 +404,7 @@ def play_move(halves: tuple[int, int, int, int], colour: int, start: int, end: i
     scratch = _SCRATCH.buffer
     blue_lo, blue_hi, red_lo, red_hi = halves
     outcome, blue_lo, blue_hi, red_lo, red_hi, count = play(
-        blue_lo, blue_hi, red_lo, red_hi, colour, start, end, mover_loses, generate, mask, scratch)
+        blue_lo, blue_hi, red_lo, red_hi, colour, start, end, mover_loses, connected, generate, mask, scratch)
     return (blue_lo, blue_hi, red_lo, red_hi), outcome, mask, scratch[:count].copy() if count >= 0 else None
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from sky_envs.games.scala.board import ADJ, FULL, JUMPS, NUM_CELLS, STEPS
 from sky_envs.games.scala import kernels
-from sky_envs.games.scala.kernels import components, moves_of
+from sky_envs.games.scala.kernels import HALF, HALF_BITS, components, moves_of
 
 MOVER_LOSES, ILLEGAL = "mover_loses", "illegal"
 SPLIT_RULES = (MOVER_LOSES, ILLEGAL)
@@ -71,20 +71,11 @@ def after_move(blue: int, red: int, colour: int, start: int, end: int, rule: str
     return blue, red, OUTCOMES[outcome]
 
 
-#: _RING_CUTS[cell][ring]: ``cuts``' answer for each set of occupied neighbours of ``cell``,
-#: remembered as it is first met (at most 2**8 rings per cell, so the memo stays small)
-_RING_CUTS: tuple[dict[int, bool], ...] = tuple({} for _ in ADJ)
-
-
 def cuts(cell: int, occ: int) -> bool:
     """Whether the stones ``occ`` (``cell`` already emptied, and connected with it) might fall
     apart without ``cell``: False when the stones around ``cell`` stay linked among themselves,
     which is enough for the rest to stay connected. True means "check with ``components``"."""
-    ring = ADJ[cell] & occ
-    known = _RING_CUTS[cell].get(ring)
-    if known is None:
-        known = _RING_CUTS[cell][ring] = not ring or len(components(ring)) > 1
-    return known
+    return not kernels.ring_linked(cell, occ & HALF, occ >> HALF_BITS)
 
 
 def split_legal_targets(start: int, targets: int, blue: int, red: int, colour: int,

@@ -139,7 +139,7 @@ class ScalaState(GameState):
         self.plies += 1
         # the next colour's moves come from the same compiled call (unless the game ends)
         halves, outcome, mask, actions = play_move(self._halves, colour, start, end, game.split_rule == MOVER_LOSES,
-                                                   self.plies < game.max_turns)
+                                                   self.connected, self.plies < game.max_turns)
         self._halves = halves
         self.stones = (halves[0] | halves[1] << HALF_BITS, halves[2] | halves[3] << HALF_BITS)
         self.last_move = (start, end)

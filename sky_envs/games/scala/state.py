@@ -76,7 +76,7 @@ class ScalaState(GameState):
         # the rng is never drawn from during play (no chance in Scala): clones share it;
         # masks are ints, the legal mask and list are read-only and replaced, never edited
         twin = object.__new__(type(self))
-        twin.__dict__.update(self.__dict__)
+        twin.__dict__ = self.__dict__.copy()     # a dict copy is cheaper than update() into an empty one
         return twin
 
     # ------------------------------------------------------------------ rules

@@ -259,7 +259,7 @@ class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
 
     def clone(self) -> SkyTowersState:
         new = object.__new__(SkyTowersState)
-        new.__dict__.update(self.__dict__)
+        new.__dict__ = self.__dict__.copy()      # a dict copy is cheaper than update() into an empty one
         self._copy_rng_to(new)
         new.hands = [h[:] for h in self.hands]
         new.hand_size = self.hand_size[:]

@@ -2,6 +2,7 @@
 baseline's all-at-once move scoring gives exactly the values of playing each move on a clone."""
 
 import numpy as np
+import pytest
 import torch
 
 from sky_envs.agents import GreedyAgent, PolicyAgent
@@ -13,19 +14,27 @@ from training.actors import PolicyActor, sample_masked
 OPTIONS = TINY["env.options"]
 
 
+def random_game_positions(game, rng: np.random.Generator, games: int, limit: int | None = None) -> list:
+    """Every position (a clone) where a seat decides, in ``games`` games of random moves
+    (stopping at ``limit`` positions)."""
+    states = []
+    for _ in range(games):
+        if limit is not None and len(states) >= limit:
+            break
+        state = game.new_initial_state(rng)
+        while state.current_player >= 0 and (limit is None or len(states) < limit):
+            states.append(state.clone())
+            legal = state.legal_actions()
+            state.apply(int(legal[rng.integers(legal.size)]))
+    return states
+
+
 def test_batched_opponents_never_choose_a_masked_action():
     game = make_game("sky_scrapers_v0", **OPTIONS)
     policy = random_policy(game)
     with torch.no_grad():  # make the network prefer illegal actions by far
         policy.action_net.bias.copy_(torch.linspace(50.0, -50.0, game.num_actions))
-    rng = np.random.default_rng(0)
-    states = []
-    while len(states) < 400:
-        state = game.new_initial_state(rng)
-        while state.current_player >= 0:
-            states.append(state.clone())
-            legal = state.legal_actions()
-            state.apply(int(legal[rng.integers(legal.size)]))
+    states = random_game_positions(game, np.random.default_rng(0), games=10_000, limit=400)
     for deterministic in (False, True):
         actions = PolicyActor(policy, deterministic=deterministic, seed=1).act(states)
         assert all(state.legal_mask()[a] for state, a in zip(states, actions))
@@ -60,20 +69,35 @@ def test_greedy_scores_every_move_at_once_exactly_as_playing_each_one():
     for options in (OPTIONS, {"players": 4}, {"board": "random", "rows": 5, "cols": 6, "positioning": "random",
                                               "lines": "orthogonal"}, {"positioning": "strategic"}):
         game = make_game("sky_scrapers_v0", **options)
-        rng = np.random.default_rng(7)
-        states = []  # positions of several games (random boards: several boards at once)
-        for _ in range(6):
-            state = game.new_initial_state(rng)
-            while state.current_player >= 0:
-                states.append(state.clone())
-                legal = state.legal_actions()
-                state.apply(int(legal[rng.integers(legal.size)]))
+        # positions of several games (random boards: several boards at once)
+        states = random_game_positions(game, np.random.default_rng(7), games=6)
         for state, fast in zip(states, ACTION_VALUES["sky_scrapers"](states)):
             if fast is not None:
                 legal = state.legal_actions()
                 assert np.array_equal(fast, GreedyAgent.played_values(state, state.current_player, legal))
                 checked += 1
     assert checked > 100
+
+
+@pytest.mark.parametrize("env_id, options", [
+    ("highrise_heist_v0", {}),
+    ("golden_rush_v0", {"mode": "teams", "reward": "win"}),
+    ("golden_rush_v0", {"mode": "ffa", "reward": "score"}),
+])
+def test_stack_games_greedy_values_from_arrays_are_those_of_playing_each_move(env_id, options):
+    game = make_game(env_id, **options)
+    # every position of several random games: closures, eligibility and game ends included
+    states = random_game_positions(game, np.random.default_rng(11), games=4)
+    for state, fast in zip(states, ACTION_VALUES[game.name](states)):
+        legal = state.legal_actions()
+        assert np.array_equal(fast, GreedyAgent.played_values(state, state.current_player, legal))
+    last = states[-1]  # the last decision of the last game: some move of it ends the game
+    ending = 0
+    for action in last.legal_actions().tolist():
+        child = last.clone()
+        child.apply(action)
+        ending += child.is_terminal()
+    assert len(states) > 200 and ending > 0
 
 
 def test_greedy_decides_many_games_as_it_decides_each():

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from sky_envs.agents.base import Agent, random_legal
-from sky_envs.agents.heuristics import ACTION_VALUES, WIN, evaluate
+from sky_envs.agents.heuristics import ACTION_VALUES, played_value
 from sky_envs.core.state import GameState
 
 
@@ -64,9 +64,4 @@ class GreedyAgent(Agent):
     @staticmethod
     def played_values(world: GameState, seat: int, legal: np.ndarray) -> np.ndarray:
         """The value of each legal action: play it on a clone, then judge the result."""
-        values = np.empty(legal.size)
-        for k, action in enumerate(legal.tolist()):
-            child = world.clone()
-            child._apply(action)  # legal by construction: skip apply()'s checks
-            values[k] = WIN * child.returns()[seat] if child.is_terminal() else evaluate(child, seat)
-        return values
+        return np.array([played_value(world, seat, action) for action in legal.tolist()], dtype=np.float64)

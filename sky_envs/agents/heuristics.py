@@ -139,6 +139,70 @@ def scala(state, seat: int) -> float:
     return max(own) - max(other) + 0.05 * (sum(own) - sum(other)) / 14
 
 
+def played_value(world: GameState, seat: int, action: int) -> float:
+    """The greedy value of one action: play it on a clone of ``world``, then judge the result."""
+    child = world.clone()
+    child._apply(action)  # legal by construction: skip apply()'s checks
+    return WIN * float(child.returns()[seat]) if child.is_terminal() else evaluate(child, seat)
+
+
+_STACK_TABLES: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
+
+
+def _stack_tables(layout) -> tuple[np.ndarray, ...]:
+    """Per action of a Highrise Heist / Golden Rush layout: the transfer's source and target
+    stands, the placement's (up to two) stands and counts, and whether it is the swap. Unused
+    stand entries point at an extra stand of height 0 (index ``S``), whose counts are 0."""
+    key = (layout.num_stands, layout.swap)
+    if key not in _STACK_TABLES:
+        S, N = layout.num_stands, layout.size
+        source, target = np.full(N, S), np.full(N, S)
+        stands, counts = np.full((N, 2), S), np.zeros((N, 2), dtype=np.int64)
+        for action in range(layout.no_transfer):
+            source[action], target[action] = divmod(action, S)
+        for k, parts in enumerate(layout.placements):
+            for j, (stand, count) in enumerate(parts):
+                stands[layout.single + k, j], counts[layout.single + k, j] = stand, count
+        swap = np.arange(N) == layout.swap
+        _STACK_TABLES[key] = (source, target, stands, counts, swap)
+    return _STACK_TABLES[key]
+
+
+def stack_moves(states: Sequence) -> list[np.ndarray]:
+    """One-ply values of every legal action in Highrise Heist and Golden Rush positions.
+
+    Scores change only when a stand closes (its owner scores it, the game may be decided,
+    Golden Rush queues eligible seats): an action that closes nothing leaves the score lead
+    as it was, except that a Golden Rush placement adds the mover's blocks to its score
+    (Highrise Heist scores closed stands only). Those are read from arrays; the few
+    actions that close a stand (and the swap) are played on a clone.
+    """
+    from sky_envs.games.highrise_heist.state import HEIGHT, PLACE
+
+    out = []
+    for state in states:
+        seat = state.current_player
+        legal = state.legal_actions()
+        source, target, stands, counts, swap = (table[legal] for table in _stack_tables(state.game.layout))
+        heights = np.array(state.heights + [0])
+        groups = np.array(state.groups + [0])
+        if state.phase == PLACE:
+            played = (heights[stands] + counts >= HEIGHT).any(axis=1)
+        else:
+            played = swap | (heights[target] + groups[source] >= HEIGHT)
+        scores = np.array(state.info()["scores"], dtype=np.float64)
+        if state.phase == PLACE and state.game.name == "golden_rush":  # the mover's own blocks count
+            gained = np.zeros((legal.size, scores.size))
+            gained[:, seat] = counts.sum(axis=1)
+            values = _lead(scores + gained, np.full(legal.size, seat))
+        else:
+            values = np.full(legal.size, _lead(scores[None], np.array([seat]))[0])
+        for k in np.flatnonzero(played).tolist():
+            values[k] = played_value(state, seat, int(legal[k]))
+        out.append(values)
+    return out
+
+
 HEURISTICS: dict[str, Callable[[GameState, int], float]] = {
     "sky_scrapers": sky_scrapers,
     "scala": scala,
@@ -146,6 +210,8 @@ HEURISTICS: dict[str, Callable[[GameState, int], float]] = {
 
 ACTION_VALUES: dict[str, Callable[[Sequence[GameState]], list[np.ndarray | None]]] = {
     "sky_scrapers": sky_scrapers_moves,
+    "highrise_heist": stack_moves,
+    "golden_rush": stack_moves,
 }
 
 

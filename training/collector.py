@@ -14,12 +14,14 @@ with ``action_masks()``, terminal observations, ``TimeLimit.truncated`` on ``max
 and Monitor-style ``episode`` infos.
 
 Why the live policy's moves as an opponent are not learner experience: a VecEnv slot is
-one trajectory that must offer a decision at every step, and in a turn-based game the
-two seats of one game are never on move at the same time, so they cannot both be slots
-(the second would have no decision half of the time, and filling those steps with forced
-dummy moves would cost PPO updates on empty samples). The latest policy therefore plays
-its opponent seats inside ``step``, batched, exactly like the other pool members; every
-learner decision (including the several decisions of a multi-decision turn) is trained on.
+one trajectory that must offer a decision at every step, and all slots' actions come from
+one forward. Two slots for the two seats of one game cannot both have a decision pending:
+the second seat's next position depends on the move the first seat makes in that same
+step. Filling the idle slot with forced dummy moves would spend half of every PPO update
+on samples without a policy gradient (training/README.md lists the alternatives, all of
+which change the learner). The latest policy therefore plays its opponent seats inside
+``step``, batched, exactly like the other pool members; every learner decision (including
+the several decisions of a multi-decision turn) is trained on.
 """
 
 from __future__ import annotations

@@ -36,7 +36,6 @@ from pathlib import Path
 
 import numpy as np
 
-from sky_envs.agents import PolicyAgent, make_agent
 from sky_envs.agents.checkpoint import policy_metadata, save_checkpoint
 from sky_envs.agents.network import build_policy
 from sky_envs.agents.policy import NetworkEvaluator
@@ -44,7 +43,7 @@ from sky_envs.agents.search import PUCTSearch
 from sky_envs.core.registry import canonical_id, make_game
 from training.evaluate import evaluate_policy
 from training.run_folder import atomic_write
-from training.tournament import match
+from training.tournament import quick_scores
 
 
 class ReplayBuffer:
@@ -241,13 +240,9 @@ class ExpertIterationRun:
                 self.buffer.add({key: data[key] for key in data.files}, name)
 
     def quick_eval(self) -> dict:
-        learner = PolicyAgent(self.policy, deterministic=True)
-        games = self.config["train"]["quick_eval_games"]
-        scores = {"steps": int(self.steps_done)}
-        for name in ("random", "greedy"):
-            result = match(self.env_id, self.options, ("learner", learner), (name, make_agent(name, seed=self.seed)),
-                           games, seed=10_000 + self.iteration)
-            scores[name] = result.score / max(result.games, 1)
+        scores = {"steps": int(self.steps_done),
+                  **quick_scores(self.env_id, self.options, self.policy, self.config["train"]["quick_eval_games"],
+                                 seed=10_000 + self.iteration, agent_seed=self.seed)}
         self.quick_evals.append(scores)
         return scores
 

@@ -27,17 +27,16 @@ from pathlib import Path
 
 import numpy as np
 
-from sky_envs.agents import make_agent, save_checkpoint
+from sky_envs.agents import save_checkpoint
 from sky_envs.agents.checkpoint import policy_metadata
 from sky_envs.agents.network import policy_kwargs
 from sky_envs.core.registry import canonical_id, make_game
-from training.actors import PolicyActor, actor_for
 from training.collector import make_collector
 from training.evaluate import evaluate_policy
 from training.progress import RolloutCycles
 from training.run_folder import CHECKPOINTS, MODEL, STATE, atomic_write, read_state, remove_leftovers, write_state
 from training.signals import deferred_interrupts, interrupts_as_keyboard
-from training.tournament import batched_match
+from training.tournament import quick_scores
 
 
 class SelfPlayRun:
@@ -107,15 +106,10 @@ class SelfPlayRun:
         return path
 
     def quick_eval(self, model) -> dict:
-        model.policy.set_training_mode(False)
-        learner = ("learner", PolicyActor(model.policy, "learner", deterministic=True))
-        games = self.config["train"]["quick_eval_games"]
-        scores = {"steps": int(self.steps_done)}
+        scores = {"steps": int(self.steps_done),
+                  **quick_scores(self.env_id, self.options, model.policy, self.config["train"]["quick_eval_games"],
+                                 seed=10_000 + self.steps_done % 997, agent_seed=self.seed)}
         for name in ("random", "greedy"):
-            opponent = actor_for(make_agent(name, seed=self.seed), seed=self.seed)
-            result = batched_match(self.env_id, self.options, learner, (name, opponent), games,
-                                   seed=10_000 + self.steps_done % 997)
-            scores[name] = result.score / max(result.games, 1)
             model.logger.record(f"eval/score_vs_{name}", scores[name])
         self.quick_evals.append(scores)
         return scores

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import numpy as np
 
-from sky_envs.agents import Agent
+from sky_envs.agents import Agent, make_agent
 from sky_envs.core.registry import make_game
 from sky_envs.replay import record, replay_name, start_state, write_replay
-from training.actors import Actor, advance
+from training.actors import Actor, PolicyActor, actor_for, advance
 
 
 def play_game(game, agents: list[Agent], seed: int, replay_path: Path | None = None,
@@ -113,6 +113,19 @@ def batched_match(env_id: str, options: dict, a: tuple[str, Actor], b: tuple[str
     for g, state in enumerate(states):
         result.record(state.returns()[g % players] if state.is_terminal() else 0.0)
     return result
+
+
+def quick_scores(env_id: str, options: dict, policy, games: int, seed: int, agent_seed: int) -> dict[str, float]:
+    """The quick evaluation both learners log at every checkpoint: the policy's most likely
+    action against ``random`` and ``greedy``, ``games`` games each, all played at once."""
+    policy.set_training_mode(False)
+    learner = ("learner", PolicyActor(policy, "learner", deterministic=True))
+    scores = {}
+    for name in ("random", "greedy"):
+        opponent = actor_for(make_agent(name, seed=agent_seed), seed=agent_seed)
+        result = batched_match(env_id, options, learner, (name, opponent), games, seed=seed)
+        scores[name] = result.score / max(result.games, 1)
+    return scores
 
 
 def round_robin(env_id: str, options: dict, entries: dict[str, Agent], games: int, seed: int = 0,

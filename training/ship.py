@@ -48,8 +48,7 @@ def compare(original, copy, observations: np.ndarray, masks: np.ndarray) -> tupl
 def ship(source: str | Path, target: str | Path, weights_dtype: str = "float32",
          positions: int = 2000, seed: int = 0) -> dict:
     policy, metadata = load_checkpoint(source)
-    plain = {key: value for key, value in metadata.items() if key != "sha256"}
-    path = save_checkpoint(target, policy, plain, weights_dtype=weights_dtype)
+    path = save_checkpoint(target, policy, metadata, weights_dtype=weights_dtype)  # the digest is made anew
     copy, _ = load_checkpoint(path)
     observations, masks = sample_positions(metadata["env_id"], metadata["env_options"], positions, seed)
     same, value_gap = compare(policy, copy, observations, masks)

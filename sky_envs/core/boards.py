@@ -6,6 +6,8 @@ Directions are indexed 0..7 = N, NE, E, SE, S, SW, W, NW (r = 0 is the top row).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from sky_envs.core.options import MAX_SIDE
@@ -45,23 +47,24 @@ def parse_mask(mask: str) -> np.ndarray:
     return np.array([[ch == "." for ch in row] for row in rows], dtype=bool)
 
 
-def neighbours(r: int, c: int, rows: int, cols: int, lines: str) -> list[tuple[int, int]]:
-    """In-box neighbours of (r, c) along the given line set."""
-    out = []
-    for d in LINE_DIRECTIONS[lines]:
-        dr, dc = DIRECTION_STEPS[d]
-        if 0 <= r + dr < rows and 0 <= c + dc < cols:
-            out.append((r + dr, c + dc))
-    return out
+@lru_cache(maxsize=None)
+def neighbour_table(rows: int, cols: int, lines: str) -> tuple[tuple[tuple[tuple[int, int], ...], ...], ...]:
+    """``table[r][c]``: the in-box neighbours of (r, c) along the given line set, in
+    direction order (built once per box: random boards are grown from it)."""
+    return tuple(tuple(tuple((r + dr, c + dc) for dr, dc in (DIRECTION_STEPS[d] for d in LINE_DIRECTIONS[lines])
+                             if 0 <= r + dr < rows and 0 <= c + dc < cols)
+                       for c in range(cols))
+                 for r in range(rows))
 
 
 def is_connected(cells: np.ndarray, lines: str) -> bool:
     rows, cols = cells.shape
+    table = neighbour_table(rows, cols, lines)
     todo = [tuple(p) for p in np.argwhere(cells)[:1]]
     seen = set(todo)
     while todo:
         r, c = todo.pop()
-        for p in neighbours(r, c, rows, cols, lines):
+        for p in table[r][c]:
             if cells[p] and p not in seen:
                 seen.add(p)
                 todo.append(p)
@@ -76,43 +79,42 @@ def random_connected_cells(rows: int, cols: int, count: int, lines: str, rng: np
     """
     if not 1 <= count <= rows * cols:
         raise ValueError(f"a random board needs 1..{rows * cols} cells in a {rows}x{cols} box, got {count}")
+    table = neighbour_table(rows, cols, lines)
     cells = np.zeros((rows, cols), dtype=bool)
     start = (int(rng.integers(rows)), int(rng.integers(cols)))
     cells[start] = True
     frontier: list[tuple[int, int]] = []
-    in_frontier: set[tuple[int, int]] = set()
+    seen: set[tuple[int, int]] = {start}  # on the board or in the frontier
 
     def grow(p: tuple[int, int]) -> None:
-        for q in neighbours(*p, rows, cols, lines):
-            if not cells[q] and q not in in_frontier:
-                in_frontier.add(q)
+        for q in table[p[0]][p[1]]:
+            if q not in seen:
+                seen.add(q)
                 frontier.append(q)
 
     grow(start)
     for _ in range(count - 1):
         pick = frontier.pop(int(rng.integers(len(frontier))))
-        in_frontier.discard(pick)
         cells[pick] = True
         grow(pick)
     return cells
 
 
-def rays(cells: np.ndarray, lines: str) -> list[list[list[int]]]:
-    """``rays[i][d]``: the cell indices met going from cell i along direction d, in order,
-    stopping where the board ends or has a hole (empty list for directions not in ``lines``)."""
-    rows, cols = cells.shape
-    allowed = set(LINE_DIRECTIONS[lines])
-    out: list[list[list[int]]] = []
-    for r in range(rows):
-        for c in range(cols):
-            per_dir: list[list[int]] = []
-            for d, (dr, dc) in enumerate(DIRECTION_STEPS):
-                ray: list[int] = []
-                if cells[r, c] and d in allowed:
-                    rr, cc = r + dr, c + dc
-                    while 0 <= rr < rows and 0 <= cc < cols and cells[rr, cc]:
-                        ray.append(rr * cols + cc)
-                        rr, cc = rr + dr, cc + dc
-                per_dir.append(ray)
-            out.append(per_dir)
-    return out
+@lru_cache(maxsize=None)
+def box_rays(rows: int, cols: int, lines: str) -> np.ndarray:
+    """``paths[h - 1, i, d]``: the cell ``h`` steps from cell ``i`` along direction ``d`` in
+    a full ``rows x cols`` box (``h`` = 1 .. longest side - 1), or ``rows * cols`` past the
+    box's edge and for directions not in ``lines``. A board with holes cuts these paths at
+    its first hole (read-only; built once per box)."""
+    size = rows * cols
+    steps = max(rows, cols) - 1
+    paths = np.full((max(steps, 1), size, 8), size, dtype=np.intp)
+    r, c = np.divmod(np.arange(size), cols)
+    for d in LINE_DIRECTIONS[lines]:
+        dr, dc = DIRECTION_STEPS[d]
+        for h in range(1, steps + 1):
+            rr, cc = r + h * dr, c + h * dc
+            inside = (rr >= 0) & (rr < rows) & (cc >= 0) & (cc < cols)
+            paths[h - 1, inside, d] = rr[inside] * cols + cc[inside]
+    paths.flags.writeable = False
+    return paths

@@ -6,7 +6,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from sky_envs.core.boards import rays
+from sky_envs.core.boards import box_rays
 
 
 class Board:
@@ -25,13 +25,13 @@ class Board:
         self.cells = np.ascontiguousarray(cells, dtype=bool).reshape(-1)
         self.cells.flags.writeable = False
         self.num_cells = int(self.cells.sum())
-        ray_table = rays(cells, lines)
-        self.max_reach = max((len(r) for per_dir in ray_table for r in per_dir), default=0)
+        paths = box_rays(self.rows, self.cols, lines)
+        # a path is open h steps out while every cell up to there is a board cell
+        open_cells = np.append(self.cells, False)  # the box's "past the edge" index is no cell
+        open_paths = np.logical_and.accumulate(open_cells[paths], axis=0) & self.cells[None, :, None]
+        self.max_reach = int(open_paths.any(axis=(1, 2)).sum())
         reach = np.full((self.max_reach + 2, self.size, 8), self.size, dtype=np.intp)
-        for i, per_dir in enumerate(ray_table):
-            for d, ray in enumerate(per_dir):
-                for h, target in enumerate(ray, start=1):
-                    reach[h, i, d] = target
+        reach[1:self.max_reach + 1] = np.where(open_paths, paths, self.size)[:self.max_reach]
         reach.flags.writeable = False
         self.reach = reach
         self.index = np.arange(self.size)

@@ -96,12 +96,15 @@ def test_advance_batches_one_call_per_actor_per_round():
 
 
 def test_worker_processes_play_the_games_one_process_would():
-    pool = {"latest": 0.0, "window": 0, "baselines": ["random", "greedy"]}
+    pool = {"latest": 0.5, "window": 0, "baselines": ["random", "greedy"], "learn_from_latest": True}
     vec = ProcessCollector("sky_scrapers_v0", OPTIONS, 6, pool, seed=5, processes=2)
     try:
         seeds = np.random.SeedSequence(5).generate_state(2)
         blocks = [local_collector("sky_scrapers_v0", OPTIONS, 3, pool, int(seeds[0]), first_slot=0),
                   local_collector("sky_scrapers_v0", OPTIONS, 3, pool, int(seeds[1]), first_slot=3)]
+        live = random_policy(make_game("sky_scrapers_v0", **OPTIONS))  # its seats are the learner's: it never moves
+        for collector in (vec, *blocks):
+            collector.set_live_policy(live)
         observations = vec.reset()
         assert np.array_equal(observations, np.concatenate([b.reset() for b in blocks]))
         for _ in range(40):
@@ -112,6 +115,9 @@ def test_worker_processes_play_the_games_one_process_would():
             assert np.array_equal(rewards, np.concatenate([e[1] for e in expected]))
             assert np.array_equal(vec.action_masks(), np.concatenate([b.action_masks() for b in blocks]))
             assert [i.get("seat") for i in infos] == [i.get("seat") for e in expected for i in e[3]]
+            assert np.array_equal(vec.current_seats(), np.concatenate([b.current_seats() for b in blocks]))
+            for ours, theirs in zip(vec.decision_record(), zip(*[b.decision_record() for b in blocks])):
+                np.testing.assert_array_equal(ours, np.concatenate(theirs))
     finally:
         vec.close()
 

@@ -9,19 +9,17 @@ round, the games waiting on the same opponent (the live policy, one checkpoint, 
 baseline) are decided by one batched call of that opponent (:mod:`training.actors`), so
 a policy opponent costs one network forward per round, not one per game.
 
+With ``learn_from_latest`` (the default of ``training.selfplay``), a seat the pool gives to
+the current policy is not an opponent at all: the learner plays it, in the same slot. The
+slot then offers whichever of its learner seats is to move, so both sides of a self-play
+game are trained on and no forward is spent on the live policy as an opponent. A slot's
+consecutive transitions may then belong to different seats: the rollout buffer must chain
+each decision to the same seat's next one (:class:`training.seat_buffer.PerSeatRolloutBuffer`,
+which reads :meth:`GamesVecEnv.decision_record`).
+
 The learner itself is unmodified sb3-contrib ``MaskablePPO``: it sees an ordinary VecEnv
 with ``action_masks()``, terminal observations, ``TimeLimit.truncated`` on ``max_turns``
 and Monitor-style ``episode`` infos.
-
-Why the live policy's moves as an opponent are not learner experience: a VecEnv slot is
-one trajectory that must offer a decision at every step, and all slots' actions come from
-one forward. Two slots for the two seats of one game cannot both have a decision pending:
-the second seat's next position depends on the move the first seat makes in that same
-step. Filling the idle slot with forced dummy moves would spend half of every PPO update
-on samples without a policy gradient (training/README.md lists the alternatives, all of
-which change the learner). The latest policy therefore plays its opponent seats inside
-``step``, batched, exactly like the other pool members; every learner decision (including
-the several decisions of a multi-decision turn) is trained on.
 """
 
 from __future__ import annotations
@@ -50,10 +48,25 @@ class GamesVecEnv(VecEnv):
     """
 
     _masks: np.ndarray
+    _seats: np.ndarray      # the seat whose decision each slot's observation is
+    _movers: np.ndarray     # the seats whose decisions the last step's actions were
+    _outcomes: np.ndarray   # (slots, players): returns of games the last step ended, NaN elsewhere
+    num_players: int
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every game, ``(num_games, num_actions)``."""
         return self._masks.copy()
+
+    def current_seats(self) -> np.ndarray:
+        """The seat whose decision each slot's current observation asks for."""
+        return self._seats.copy()
+
+    def decision_record(self) -> tuple[np.ndarray, np.ndarray]:
+        """What the last ``step`` did, for a rollout buffer that follows seats:
+        ``movers[i]``, the seat whose decision slot ``i``'s action was, and ``outcomes[i]``,
+        every seat's return if that step ended slot ``i``'s game (NaN if it did not end, or
+        was cut at ``max_turns``)."""
+        return self._movers.copy(), self._outcomes.copy()
 
     def seed(self, seed: int | None = None) -> list[int | None]:
         return [None] * self.num_envs
@@ -90,13 +103,15 @@ class SelfPlayVecEnv(GamesVecEnv):
     """
 
     def __init__(self, env_id: str, env_options: dict, num_games: int, pool: OpponentPool, seed: int = 0,
-                 first_slot: int = 0):
+                 first_slot: int = 0, learn_from_latest: bool = False):
         self.game: Game = make_game(env_id, **env_options)
         observation_space = spaces.Box(self.game.observation_low, self.game.observation_high,
                                        shape=self.game.observation_shape, dtype=np.float32)
         super().__init__(num_games, observation_space, spaces.Discrete(self.game.num_actions))
         self.pool = pool
         self.first_slot = first_slot
+        self.learn_from_latest = learn_from_latest
+        self.num_players = self.game.num_players
         n = num_games
         self.states: list[GameState | None] = [None] * n
         self.seats = np.zeros(n, dtype=np.int64)
@@ -108,6 +123,9 @@ class SelfPlayVecEnv(GamesVecEnv):
         self._started = np.zeros(n, dtype=np.float64)
         self._obs = np.zeros((n, *self.game.observation_shape), dtype=np.float32)
         self._masks = np.zeros((n, self.game.num_actions), dtype=bool)
+        self._seats = np.zeros(n, dtype=np.int64)
+        self._movers = np.zeros(n, dtype=np.int64)
+        self._outcomes = np.full((n, self.num_players), np.nan)
         self._actions: np.ndarray | None = None
         self.rng = np.random.default_rng(seed)
         self.decision_seconds: dict[str, float] = {}  # time each opponent (by name) spent deciding
@@ -119,7 +137,10 @@ class SelfPlayVecEnv(GamesVecEnv):
         self.episodes[i] += 1
         self.episode_seeds[i] = self.rng.integers(2**63)
         self._episode_rngs[i] = np.random.default_rng(int(self.episode_seeds[i]))
-        self.opponents[i] = [None if seat == self.seats[i] else self.pool.sample(self.rng) for seat in range(players)]
+        members = [None if seat == self.seats[i] else self.pool.sample(self.rng) for seat in range(players)]
+        if self.learn_from_latest:  # the learner plays the live policy's seats itself
+            members = [None if member is self.pool.live else member for member in members]
+        self.opponents[i] = members
         self._deal(i)
 
     def _deal(self, i: int) -> None:
@@ -139,9 +160,11 @@ class SelfPlayVecEnv(GamesVecEnv):
             again = []
             for i in pending:
                 state = self.states[i]
-                if state.current_player == self.seats[i]:
-                    self._obs[i] = state.observation(int(self.seats[i]))
+                seat = state.current_player
+                if seat >= 0 and self.opponents[i][seat] is None:
+                    self._obs[i] = state.observation(seat)
                     self._masks[i] = state.legal_mask()
+                    self._seats[i] = seat
                     continue
                 if self._lengths[i] == 0:  # over before the learner's first decision: deal again
                     self._deal(i)
@@ -152,16 +175,22 @@ class SelfPlayVecEnv(GamesVecEnv):
             pending = again
 
     def _finish(self, i: int, rewards: np.ndarray, dones: np.ndarray, infos: list[dict]) -> None:
-        state, seat = self.states[i], int(self.seats[i])
+        """End slot ``i``'s episode: the reward is for the seat that made the slot's last
+        decision; the Monitor-style ``episode`` return is the rotation seat's."""
+        state, seat, mover = self.states[i], int(self.seats[i]), int(self._movers[i])
         terminated = state.is_terminal()
-        reward = float(state.returns()[seat]) if terminated else 0.0
-        rewards[i] = reward
+        returns = np.asarray(state.returns(), dtype=np.float64) if terminated else np.zeros(self.num_players)
+        if terminated:
+            self._outcomes[i] = returns
+        rewards[i] = returns[mover]
         dones[i] = True
         infos[i] = {
-            "terminal_observation": state.observation(seat),
+            "terminal_observation": state.observation(mover),
             "TimeLimit.truncated": not terminated,
-            "episode": {"r": reward, "l": int(self._lengths[i]), "t": round(time.perf_counter() - self._started[i], 6)},
+            "episode": {"r": float(returns[seat]), "l": int(self._lengths[i]),
+                        "t": round(time.perf_counter() - self._started[i], 6)},
             "seat": seat,
+            "learner_seats": [s for s, actor in enumerate(self.opponents[i]) if actor is None],
             "opponents": [actor.name for actor in self.opponents[i] if actor is not None],
         }
 
@@ -198,6 +227,8 @@ class SelfPlayVecEnv(GamesVecEnv):
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         dones = np.zeros(self.num_envs, dtype=bool)
         infos: list[dict] = [{} for _ in range(self.num_envs)]
+        self._movers[:] = self._seats
+        self._outcomes[:] = np.nan
         for i, action in enumerate(actions.tolist()):
             self.states[i].apply(action)
             self._lengths[i] += 1
@@ -213,7 +244,8 @@ def local_collector(env_id: str, env_options: dict, num_games: int, pool_config:
     """A :class:`SelfPlayVecEnv` with its own opponent pool built from a run's ``pool`` config."""
     pool = OpponentPool(env_id, env_options, pool_config["latest"], pool_config["window"], pool_config["baselines"],
                         seed=seed)
-    return SelfPlayVecEnv(env_id, env_options, num_games, pool, seed=seed, first_slot=first_slot)
+    return SelfPlayVecEnv(env_id, env_options, num_games, pool, seed=seed, first_slot=first_slot,
+                          learn_from_latest=pool_config.get("learn_from_latest", False))
 
 
 def make_collector(env_id: str, env_options: dict, num_games: int, pool_config: dict, seed: int = 0,

@@ -49,6 +49,7 @@ DEFAULTS: dict[str, Any] = {
     },
     "pool": {
         "latest": 0.5,              # chance an episode is played against the current policy
+        "learn_from_latest": True,  # the learner plays the current policy's seats itself: both sides are trained on
         "window": 5,                # how many past checkpoints stay in the pool
         "baselines": ["random", "greedy"],
     },
@@ -118,6 +119,8 @@ def validate(config: dict) -> None:
     if train["processes"] > train["n_envs"]:
         raise ValueError(f"train.processes ({train['processes']}) cannot exceed train.n_envs ({train['n_envs']}): "
                          "every process plays at least one game")
+    if not isinstance(pool["learn_from_latest"], bool):
+        raise ValueError(f"pool.learn_from_latest must be true or false, got {pool['learn_from_latest']!r}")
     if not 0.0 <= pool["latest"] <= 1.0:
         raise ValueError(f"pool.latest must be a probability in [0, 1], got {pool['latest']!r}")
     if pool["latest"] < 1.0 and not pool["baselines"] and pool["window"] < 1:

@@ -2,7 +2,9 @@
 
 Rollouts come from :mod:`training.collector`: ``train.n_envs`` games in lockstep, every
 opponent decision batched per pool member, optionally spread over ``train.processes``
-worker processes. The learner is sb3-contrib's ``MaskablePPO``, unmodified.
+worker processes. The learner is sb3-contrib's ``MaskablePPO``, unmodified; its rollout
+buffer (SB3's ``rollout_buffer_class``) is :class:`~training.seat_buffer.PerSeatRolloutBuffer`,
+so that with ``pool.learn_from_latest`` both sides of a self-play game are trained on.
 
 A run lives in one folder (see :mod:`training.run_folder`):
 
@@ -35,6 +37,7 @@ from training.collector import make_collector
 from training.evaluate import evaluate_policy
 from training.progress import RolloutCycles
 from training.run_folder import CHECKPOINTS, MODEL, STATE, atomic_write, read_state, remove_leftovers, write_state
+from training.seat_buffer import PerSeatRolloutBuffer
 from training.signals import deferred_interrupts, interrupts_as_keyboard
 from training.tournament import quick_scores
 
@@ -78,7 +81,7 @@ class SelfPlayRun:
 
         return MaskablePPO("MlpPolicy", vec, seed=self.seed, device="cpu", verbose=0,
                            tensorboard_log=str(self.run_dir / "tb"), policy_kwargs=self._policy_kwargs(),
-                           **self.config["ppo"])
+                           rollout_buffer_class=PerSeatRolloutBuffer, **self.config["ppo"])
 
     # the network: these two methods are the only places that read config["policy"]
     def _policy_kwargs(self) -> dict:
@@ -139,11 +142,13 @@ class SelfPlayRun:
                 for path in state["pool"]:
                     vec.add_checkpoint(path)
                 model = MaskablePPO.load(self.run_dir / MODEL, env=vec, device="cpu",
-                                         tensorboard_log=str(self.run_dir / "tb"))
+                                         tensorboard_log=str(self.run_dir / "tb"),
+                                         custom_objects={"rollout_buffer_class": PerSeatRolloutBuffer})
                 self.steps_done = model.num_timesteps  # the weights' own count (run_state is written after them)
                 self.log(f"resuming {self.env_id} at step {self.steps_done} from {self.run_dir}")
             else:
                 model = self._new_model(vec)
+            model.rollout_buffer.attach(vec)
             vec.set_live_policy(model.policy)
             self.model = model
             return self._learn(model, vec, resume, callback)

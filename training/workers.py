@@ -44,9 +44,9 @@ def _worker(remote, parent_remote, env_id: str, env_options: dict, num_games: in
             break
         if command == "step":
             vec.step_async(data)
-            remote.send((*vec.step_wait(), vec.action_masks()))
+            remote.send((*vec.step_wait(), vec.action_masks(), vec.current_seats(), *vec.decision_record()))
         elif command == "reset":
-            remote.send((vec.reset(), vec.action_masks()))
+            remote.send((vec.reset(), vec.action_masks(), vec.current_seats()))
         elif command == "live":
             policy = cloudpickle.loads(data)
             policy.set_training_mode(False)
@@ -73,6 +73,10 @@ class ProcessCollector(GamesVecEnv):
         self._checkpoints: list[str] = []
         self._policy = None
         self._masks = np.zeros((num_games, game.num_actions), dtype=bool)
+        self.num_players = game.num_players
+        self._seats = np.zeros(num_games, dtype=np.int64)
+        self._movers = np.zeros(num_games, dtype=np.int64)
+        self._outcomes = np.full((num_games, game.num_players), np.nan)
         self._closed = False
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         context = multiprocessing.get_context(method)
@@ -116,9 +120,9 @@ class ProcessCollector(GamesVecEnv):
     # --------------------------------------------------------------- VecEnv
     def reset(self):
         self._broadcast("reset", None)
-        results = [remote.recv() for remote in self._remotes]
-        self._masks = np.concatenate([masks for _, masks in results])
-        return np.concatenate([obs for obs, _ in results])
+        obs, masks, seats = zip(*[remote.recv() for remote in self._remotes])
+        self._masks, self._seats = np.concatenate(masks), np.concatenate(seats)
+        return np.concatenate(obs)
 
     def step_async(self, actions: np.ndarray) -> None:
         for remote, block in zip(self._remotes, np.split(np.asarray(actions).reshape(-1), self._splits)):
@@ -126,8 +130,9 @@ class ProcessCollector(GamesVecEnv):
 
     def step_wait(self):
         results = [remote.recv() for remote in self._remotes]
-        obs, rewards, dones, infos, masks = zip(*results)
-        self._masks = np.concatenate(masks)
+        obs, rewards, dones, infos, masks, seats, movers, outcomes = zip(*results)
+        self._masks, self._seats = np.concatenate(masks), np.concatenate(seats)
+        self._movers, self._outcomes = np.concatenate(movers), np.concatenate(outcomes)
         return np.concatenate(obs), np.concatenate(rewards), np.concatenate(dones), [i for part in infos for i in part]
 
     def close(self) -> None:

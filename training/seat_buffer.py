@@ -1,0 +1,87 @@
+"""A rollout buffer whose advantages follow each seat's own decisions.
+
+When the learner plays several seats of one game in one collector slot (the collector's
+``learn_from_latest``: both sides of a self-play game are training data), consecutive
+transitions of the slot belong to different seats, each seeing the game from its own side.
+Stable-Baselines3's GAE chains every transition to the next one *of the slot*; here each
+transition is chained to the next decision *of the same seat in the same game*, and a
+game's end gives every learner seat its own return.
+
+This is SB3's supported extension point (``rollout_buffer_class``): the learner stays
+sb3-contrib ``MaskablePPO``, unmodified. With one learner seat per slot the advantages are
+exactly SB3's (tested). The buffer reads which seat made each decision from the collector
+(:meth:`training.collector.GamesVecEnv.decision_record`), right after the step that
+``add`` records, so it must be :meth:`attach`-ed to the collector the model steps.
+
+A seat whose next decision falls beyond the end of the rollout has no value to bootstrap
+from (the slot's last observation is another seat's): its last transition of the rollout
+gets a zero advantage and its own value as the return, i.e. no learning signal, rather than
+a wrong one. That is at most one transition per non-moving seat and slot per rollout.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
+
+_UNKNOWN, _VALUE, _TERMINAL = 0, 1, 2
+
+
+class PerSeatRolloutBuffer(MaskableRolloutBuffer):
+    """``MaskableRolloutBuffer`` with per-seat GAE; see the module docstring."""
+
+    collector = None
+
+    def attach(self, collector) -> None:
+        """Read seats from ``collector`` (the VecEnv the model steps) from now on."""
+        self.collector = collector
+        self.reset()
+
+    def reset(self) -> None:
+        super().reset()
+        players = self.collector.num_players if self.collector is not None else 1
+        self.movers = np.zeros((self.buffer_size, self.n_envs), dtype=np.int64)
+        self.outcomes = np.full((self.buffer_size, self.n_envs, players), np.nan)
+
+    def add(self, *args, **kwargs) -> None:
+        if self.collector is None:
+            raise RuntimeError("PerSeatRolloutBuffer.attach(collector) was not called: the buffer cannot tell "
+                               "which seat made each decision")
+        step = self.pos
+        super().add(*args, **kwargs)
+        self.movers[step], self.outcomes[step] = self.collector.decision_record()
+
+    def compute_returns_and_advantage(self, last_values, dones: np.ndarray) -> None:
+        values, rewards = self.values, self.rewards
+        steps, slots = values.shape
+        players = self.outcomes.shape[2]
+        ended = np.zeros((steps, slots), dtype=bool)  # the slot's game ended with this transition
+        ended[:-1] = self.episode_starts[1:]
+        ended[-1] = np.asarray(dones, dtype=bool)
+        # what follows each (slot, seat)'s latest transition seen so far, walking back in time
+        kind = np.full((slots, players), _UNKNOWN, dtype=np.int8)
+        next_value = np.zeros((slots, players))
+        next_advantage = np.zeros((slots, players))
+        rows = np.arange(slots)
+        now = self.collector.current_seats()
+        kind[rows, now] = _VALUE
+        next_value[rows, now] = last_values.clone().cpu().numpy().flatten()
+        for t in reversed(range(steps)):
+            over = np.flatnonzero(ended[t])
+            if over.size:
+                outcomes = self.outcomes[t, over]  # NaN where the game was cut at max_turns: nothing known
+                kind[over] = np.where(np.isnan(outcomes), _UNKNOWN, _TERMINAL)
+                next_value[over] = np.nan_to_num(outcomes)
+                next_advantage[over] = 0.0
+                # the mover's reward is SB3's: the return, or the bootstrapped value of a cut game
+                kind[over, self.movers[t, over]] = _TERMINAL
+                next_value[over, self.movers[t, over]] = rewards[t, over]
+            seat = self.movers[t]
+            follows, value, advantage = kind[rows, seat], next_value[rows, seat], next_advantage[rows, seat]
+            continuing = rewards[t] + self.gamma * value - values[t] + self.gamma * self.gae_lambda * advantage
+            self.advantages[t] = np.where(follows == _VALUE, continuing,
+                                          np.where(follows == _TERMINAL, value - values[t], 0.0))
+            kind[rows, seat] = _VALUE
+            next_value[rows, seat] = values[t]
+            next_advantage[rows, seat] = self.advantages[t]
+        self.returns = self.advantages + self.values

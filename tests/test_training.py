@@ -53,6 +53,7 @@ def test_checkpoint_plays_in_the_aec_env_and_as_a_gym_opponent(trained):
     options = TINY["env.options"]
     agent = make_agent(str(final), env_id="sky_scrapers_v0", env_options=options)
     assert isinstance(agent, PolicyAgent) and agent.metadata["training"]["steps"] == 256
+    assert 0 < agent.metadata["training"]["wall_clock_s"] == round(run.seconds, 1)
     env = sky_envs.make_raw("sky_scrapers_v0", **options)
     env.reset(seed=0)
     for name in env.agent_iter():
@@ -74,6 +75,10 @@ def test_config_errors_are_clear(tmp_path):
         load_config(None, **{"env.id": "sky_scrapers_v0", "train.n_envs": 2, "train.processes": 3})
     with pytest.raises(ValueError, match="pool.latest"):
         load_config(None, **{"env.id": "sky_scrapers_v0", "pool.latest": 2})
+    with pytest.raises(ValueError, match="pool.learn_from_latest must be true or false"):
+        load_config(None, **{"env.id": "sky_scrapers_v0", "pool.learn_from_latest": "yes"})
+    with pytest.raises(ValueError, match="eval.workers must be a positive integer"):
+        load_config(None, **{"env.id": "sky_scrapers_v0", "eval.workers": 0})
     with pytest.raises(ValueError, match="does not exist"):
         load_config(tmp_path / "missing.yaml")
     with pytest.raises(ValueError, match="players=3"):

@@ -12,7 +12,7 @@ TINY = {
     "train.timesteps": 256, "train.n_envs": 2, "train.checkpoint_every": 128, "train.quick_eval_games": 2,
     "ppo.n_steps": 32, "ppo.batch_size": 32, "ppo.n_epochs": 1,
     "policy": SMALL_NETWORK, "pool.window": 2,
-    "eval.games": 2, "eval.opponents": ["random", "greedy", "mcts"], "eval.mcts_simulations": 4,
+    "eval.games": 2, "eval.opponents": ["random", "greedy", "mcts"], "eval.mcts_simulations": 4, "eval.workers": 1,
 }
 
 

@@ -54,7 +54,9 @@ DEFAULTS: dict[str, Any] = {
         "baselines": ["random", "greedy"],
     },
     # search_simulations > 0 also enters the policy with PUCT search at that budget
-    "eval": {"games": 40, "opponents": ["random", "greedy", "mcts"], "mcts_simulations": 50, "search_simulations": 0},
+    # workers: processes that share each pairing's games (the same results as one)
+    "eval": {"games": 40, "opponents": ["random", "greedy", "mcts"], "mcts_simulations": 50, "search_simulations": 0,
+             "workers": 2},
 }
 
 
@@ -116,6 +118,9 @@ def validate(config: dict) -> None:
     for key in ("timesteps", "n_envs", "processes", "checkpoint_every", "torch_threads"):
         if not isinstance(train[key], int) or train[key] < 1:
             raise ValueError(f"train.{key} must be a positive integer, got {train[key]!r}")
+    if isinstance(config["eval"]["workers"], bool) or not isinstance(config["eval"]["workers"], int) \
+            or config["eval"]["workers"] < 1:
+        raise ValueError(f"eval.workers must be a positive integer, got {config['eval']['workers']!r}")
     if train["processes"] > train["n_envs"]:
         raise ValueError(f"train.processes ({train['processes']}) cannot exceed train.n_envs ({train['n_envs']}): "
                          "every process plays at least one game")

@@ -51,12 +51,14 @@ def test_a_resumed_run_does_what_an_uninterrupted_run_does(tmp_path, signum):
         assert isinstance(stopped.value, TrainingInterrupted) and stopped.value.signum == signum
     saved = json.loads((run_dir / "run_state.json").read_text())
     assert saved["steps_done"] == 128  # the last rollout trained on, not the steps collected since
+    assert saved["seconds"] > 0
     assert first.model._n_updates == 2 * config["ppo"]["n_epochs"]
     with pytest.raises(ValueError, match="already holds a run"):
         SelfPlayRun(config, run_dir, progress=False).train()
     second = SelfPlayRun(config, run_dir, progress=False, log=quiet)
     second.train(resume=True)
     assert second.steps_done == whole.steps_done == 256
+    assert second.seconds > saved["seconds"]  # the time before the interruption counts too
     assert second.model._n_updates == whole.model._n_updates  # the same number of PPO updates
     assert checkpoints(run_dir) == checkpoints(tmp_path / "whole")
 

@@ -25,6 +25,7 @@ unpickled on resume): resume only runs you made. Checkpoints for play are the ``
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import numpy as np
@@ -63,6 +64,7 @@ class SelfPlayRun:
 
         torch.set_num_threads(int(train["torch_threads"]))
         self.steps_done = 0
+        self.seconds = 0.0  # wall-clock time of the rollouts and updates done (across resumes)
         self.quick_evals: list[dict] = []
         self.model = None
         self.command = ""  # the command line that started the run (and resumed it), recorded in checkpoints
@@ -89,7 +91,8 @@ class SelfPlayRun:
 
     def metadata(self) -> dict:
         return policy_metadata(self.game, self.options, self.config["policy"], algorithm="MaskablePPO self-play",
-                               steps=int(self.steps_done), seed=self.seed, command=self.command)
+                               steps=int(self.steps_done), seed=self.seed, wall_clock_s=round(self.seconds, 1),
+                               command=self.command)
 
     # ------------------------------------------------------------ checkpoints
     def save(self, model, vec, checkpoint: bool) -> Path | None:
@@ -103,7 +106,8 @@ class SelfPlayRun:
                 vec.add_checkpoint(path)
             atomic_write(self.run_dir / MODEL, model.save)
             write_state(self.run_dir, {"env_id": self.env_id, "env_options": self.options, "config": self.config,
-                                       "steps_done": int(self.steps_done), "command": self.command,
+                                       "steps_done": int(self.steps_done), "seconds": self.seconds,
+                                       "command": self.command,
                                        "quick_evals": self.quick_evals},
                         vec.checkpoint_paths())
         return path
@@ -131,6 +135,7 @@ class SelfPlayRun:
                 raise ValueError(f"cannot resume: the run in {str(self.run_dir)!r} trained {state['env_id']} "
                                  f"{state['env_options']}, not {self.env_id} {self.options}")
             self.steps_done = int(state["steps_done"])
+            self.seconds = float(state.get("seconds", 0.0))  # runs saved before it was recorded count from 0
             self.quick_evals = list(state.get("quick_evals", []))
             if state.get("command") and self.command:  # the run's whole history: started, then resumed
                 self.command = f"{state['command']} ; {self.command}"
@@ -159,8 +164,12 @@ class SelfPlayRun:
     def _learn(self, model, vec, resume: bool, callback) -> Path:
         every = self.config["train"]["checkpoint_every"]
         total = self.config["train"]["timesteps"]
+        cycle_started = time.perf_counter()
 
         def between_cycles(model) -> None:
+            nonlocal cycle_started
+            now = time.perf_counter()
+            self.seconds, cycle_started = self.seconds + now - cycle_started, now
             previous, self.steps_done = self.steps_done, model.num_timesteps
             if self.steps_done // every > previous // every:
                 path = self.save(model, vec, checkpoint=True)
@@ -185,7 +194,7 @@ class SelfPlayRun:
                 self.save(model, vec, checkpoint=False)
                 self.log(f"interrupted at step {self.steps_done}: saved; continue with --resume {self.run_dir}")
                 raise
-        self.log(f"trained {self.steps_done} steps; final policy {final}")
+        self.log(f"trained {self.steps_done} steps in {self.seconds:.0f} s; final policy {final}")
         return final
 
     # --------------------------------------------------------------- evaluate
@@ -195,8 +204,6 @@ class SelfPlayRun:
 
 
 def default_run_dir(env_id: str) -> Path:
-    import time
-
     return Path("runs") / f"{canonical_id(env_id)}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 

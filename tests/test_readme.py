@@ -1,6 +1,9 @@
-"""The README's "Use with ..." snippets run as written (each with its framework)."""
+"""The README's main job and "Use with ..." snippets run as written (each with its framework)."""
 
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -50,3 +53,18 @@ def test_use_with_snippet_runs(name, tmp_path, monkeypatch):
         assert tuple(namespace["winners"].shape) == (200, 1, 4)
     if name == "Tianshou":
         assert namespace["result"].n_collected_episodes == 2
+
+
+def test_the_main_job_trains_and_ends_with_an_evaluation_table(tmp_path):
+    """README's first command, on a budget: one rollout, one game per pairing."""
+    install_and_train = README.read_text().split("# main job:", 1)[1].split("\n")[1]
+    command = shlex.split(install_and_train.split(" && ")[-1])
+    assert command[:3] == ["python", "-m", "training.train"]
+    for flag, budget in (("--timesteps", "1"), ("--eval-games", "1")):
+        command[command.index(flag) + 1] = budget
+    root = README.parent
+    done = subprocess.run([sys.executable, *command[1:], "--run-dir", str(tmp_path / "run"), "--no-progress"],
+                          cwd=root, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "policy vs random" in done.stdout and "policy vs mcts" in done.stdout
+    assert (tmp_path / "run" / "final.pt").is_file() and (tmp_path / "run" / "evaluation.json").is_file()

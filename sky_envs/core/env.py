@@ -93,7 +93,9 @@ class SkyEnv(AECEnv):
         self.state_space = spaces.Box(low=low, high=high, dtype=np.float32)
         self.observation_spaces = {a: self._observation_space for a in self.possible_agents}
         self.action_spaces = {a: self._action_space for a in self.possible_agents}
+        self._num_actions = n
         self._no_moves = np.zeros(n, dtype=np.int8)
+        self._no_legal = _frozen(self._no_moves, bool)   # the mask once the game is over
         self._rng: np.random.Generator | None = None
         self.game_state: GameState | None = None
         self._mask: np.ndarray | None = None
@@ -158,27 +160,35 @@ class SkyEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        n = self.game.num_actions
+        n = self._num_actions
         if type(action) is not int:  # plain ints, the common case, skip these checks
             if self.strict:
                 action = action_index(action)
             else:  # AssertOutOfBoundsWrapper: what Discrete(n).contains accepts
                 assert self._action_space.contains(action), f"action {action!r} is outside the action space Discrete({n})"
                 action = int(action)
-        if not self.strict:  # AssertOutOfBoundsWrapper, without Discrete.contains' overhead
-            assert 0 <= action < n, f"action {action!r} is outside the action space Discrete({n})"
-        if not (0 <= action < n and self._mask[action]):
+        if not 0 <= action < n:
+            # env(): AssertOutOfBoundsWrapper's assertion; raw_env(): IllegalActionError
+            assert self.strict, f"action {action!r} is outside the action space Discrete({n})"
+            self._illegal(agent, action)
+            return
+        if not self._mask[action]:
             self._illegal(agent, action)
             return
         self._cumulative_rewards[agent] = 0
-        self.game_state._apply(action)
+        state = self.game_state
+        state._apply(action)
         self._turn += 1
-        self._after_change()
-        if self.game_state.current_player < 0:
+        player = state.current_player
+        if player < 0:
+            self._mask = self._no_legal
             self._finish()
             self._accumulate_rewards()
-        else:
-            self._fill_infos()
+            return
+        # _after_change's common case, inline: this is the hot path
+        self._mask = state.legal_mask()
+        self.agent_selection = self.possible_agents[player]
+        self._fill_infos()
 
     def _fill_infos(self) -> None:
         info = self._info_base.copy()   # a new dict per step: frameworks may keep the last one
@@ -204,7 +214,7 @@ class SkyEnv(AECEnv):
         self.truncations = {a: True for a in self.agents}
         self._info_base["illegal_action"] = action
         self._fill_infos()
-        self._mask = np.zeros(self.game.num_actions, dtype=bool)
+        self._mask = self._no_legal
         self._accumulate_rewards()
 
     def _after_change(self) -> None:
@@ -213,7 +223,7 @@ class SkyEnv(AECEnv):
             self._mask = self.game_state.legal_mask()
             self.agent_selection = self.possible_agents[player]
         else:
-            self._mask = np.zeros(self.game.num_actions, dtype=bool)
+            self._mask = self._no_legal
 
     def _finish(self) -> None:
         """Fill rewards, terminations/truncations and infos once the state is over."""
@@ -239,11 +249,19 @@ class SkyEnv(AECEnv):
         if self.game_state is None:
             raise AssertionError("reset() needs to be called before observe.")
         seat = self._seat[agent]
-        if seat == self.game_state.current_player:
-            mask = self._mask.view(np.int8).copy()   # the bool mask's bytes: a copy, not a cast
+        state = self.game_state
+        if seat == state.current_player:
+            mask = self._mask.astype(np.int8)   # a new array: callers may edit theirs
         else:
             mask = self._no_moves.copy()
-        return {"observation": self.game_state.observation(seat), "action_mask": mask}
+        return {"observation": state.observation(seat), "action_mask": mask}
+
+    def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
+        """AECEnv.last, with ``observe`` called directly (one call less per step)."""
+        agent = self.agent_selection
+        assert agent is not None
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def state(self) -> np.ndarray:
         """The global state (in ``state_space``): every seat's observation and who decides;

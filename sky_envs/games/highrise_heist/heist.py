@@ -58,7 +58,7 @@ class HeistState(StackState):
 
     def _swap(self) -> None:
         self.stands = [[1 - c for c in column] for column in self.stands]
-        self.cells = cells_array(self.stands)
+        self.cells[:] = cells_array(self.stands)   # in place: the flat view stays valid
         for s in range(NUM_STANDS):  # top colours and owners changed; the group sizes did not
             self._recode(s)
         self._over_by_rules = self._decided()

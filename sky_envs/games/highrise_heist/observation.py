@@ -147,7 +147,7 @@ def heist_observation(state, seat: int) -> np.ndarray:
     turn, place = state.turn, state.phase == PLACE
     context = ((state.current_player == seat) << 4 | place << 3 | (turn == 0) << 2
                | (turn == 1 and not place) << 1 | state.closed_this_turn)
-    obs = tables.features[seat, context].take(codes, 0)
+    obs = tables.features[seat][context].take(codes, 0)
     fraction = turn / state.game.max_turns
     obs[..., 13] = fraction if fraction < 1.0 else 1.0
     return obs
@@ -168,7 +168,7 @@ def rush_observation(state, seat: int) -> np.ndarray:
     codes = tables.levels.take(state.keys, 0)
     codes += state.cells
     context = (state.current_player == seat) << 1 | (state.phase == PLACE)
-    obs = tables.features[seat, context].take(codes, 0)
+    obs = tables.features[seat][context].take(codes, 0)
     if state.queue:
         obs[..., 18:22] = _queue_ranks(seat, tuple(state.queue))
     fraction = state.turn / state.game.max_turns

@@ -24,11 +24,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from sky_envs.core.buffers import KeepsViews, flat_view
 from sky_envs.core.state import GameState
 
 TRANSFER, PLACE = 0, 1
 PHASES = ("transfer", "place")
 HEIGHT = 11  # blocks in a closed stand (a finished highrise)
+#: Placement masks depend on each stand only through its height and capacity bit, and
+#: heights up to PLACE_LOW all allow any placement (3 blocks) and no closure (the rules
+#: cap a placement at 10 or 11 blocks): a stand's *placement class* is
+#: (max(height, PLACE_LOW) - PLACE_LOW) * 2 + capacity bit, one of PLACE_CLASSES.
+PLACE_LOW = HEIGHT - 4
+PLACE_CLASSES = (HEIGHT - PLACE_LOW + 1) * 2
+PLACEMENT_MASKS_KEPT = 20_000  # per configuration, about 500 bytes each
 
 
 _PADS = [[-1] * n for n in range(HEIGHT + 1)]
@@ -52,7 +60,7 @@ def top_group(column: list[int]) -> tuple[int, int]:
     return colour, size
 
 
-class StackState(GameState):
+class StackState(KeepsViews, GameState):
     """One position of either mode; see the module docstring. Mode subclasses add hooks."""
 
     def __init__(self, game, stands: list[list[int]], turn: int, phase: int, closed_this_turn: bool,
@@ -63,6 +71,7 @@ class StackState(GameState):
         # the top group size of every stand, and the blocks as an array padded with -1
         self.groups = [top_group(column)[1] for column in stands]
         self.cells = cells_array(stands)
+        self._views()
         self.turn = turn
         self.phase = phase
         self.closed_this_turn = closed_this_turn
@@ -83,8 +92,18 @@ class StackState(GameState):
         self.target_cols = np.empty(S, dtype=np.intp)
         self.place_ids = np.empty(S, dtype=np.intp)
         self.keys = np.empty(S, dtype=np.intp)
+        # each stand's placement class and their digits in base PLACE_CLASSES: the key of
+        # the placement masks cache (see ``_placement_mask``)
+        self.place_classes = [0] * S
+        self.place_key = 0
         for s in range(S):
             self._recode(s)
+
+    _view_names = ("_cell_view",)
+
+    def _views(self) -> None:
+        # the few cells a decision changes are written through a flat view of ``cells``
+        self._cell_view = flat_view(self.cells)
 
     def _recode(self, s: int) -> None:
         """Refresh the height, capacity bit, key and table codes of stand ``s`` after it
@@ -101,6 +120,11 @@ class StackState(GameState):
         self.source_rows[s] = tables.source_of[key]
         self.target_cols[s] = tables.target_of[key]
         self.place_ids[s] = tables.place_of[key]
+        cls = (h - PLACE_LOW) * 2 + cb if h > PLACE_LOW else cb
+        old = self.place_classes[s]
+        if cls != old:
+            self.place_key += (cls - old) * PLACE_CLASSES ** s
+            self.place_classes[s] = cls
 
     # ------------------------------------------------------------ mode hooks
     def _placement_limits(self) -> list[int]:
@@ -207,12 +231,14 @@ class StackState(GameState):
 
     def _transfer(self, source: int, target: int) -> None:
         column = self.stands[source]
-        groups, cells = self.groups, self.cells
+        groups, cells = self.groups, self._cell_view
         size = groups[source]
         colour = column[-1]
         height = len(column)
         del column[-size:]
-        cells[source, height - size:height] = -1
+        start = source * HEIGHT + height
+        for i in range(start - size, start):
+            cells[i] = -1
         groups[source] = top_group(column)[1]
         self._recode(source)
         destination = self.stands[target]
@@ -221,27 +247,31 @@ class StackState(GameState):
         destination.extend([colour] * size)
         excess = height + size - HEIGHT
         if excess < 0:
-            cells[target, height:height + size] = colour
+            start = target * HEIGHT + height
+            for i in range(start, start + size):
+                cells[i] = colour
             self._recode(target)
             return
         if excess > 0:  # overflow is removed from the bottom (the 2-seat game)
             del destination[:excess]
             if groups[target] > HEIGHT:
                 groups[target] = HEIGHT
-        cells[target] = destination
+        self.cells[target] = destination
         self._recode(target)
         self._closed()
 
     def _place(self, parts: tuple[tuple[int, int], ...]) -> None:
         colour = self.to_move
-        groups, cells = self.groups, self.cells
+        groups, cells = self.groups, self._cell_view
         closed = False
         for stand, count in parts:
             column = self.stands[stand]
             height = len(column)
             groups[stand] = groups[stand] + count if height and column[-1] == colour else count
             column.extend([colour] * count)
-            cells[stand, height:height + count] = colour
+            start = stand * HEIGHT + height
+            for i in range(start, start + count):
+                cells[i] = colour
             self._recode(stand)
             closed = closed or height + count == HEIGHT
         if closed:
@@ -272,11 +302,22 @@ class StackState(GameState):
         return grid.ravel()[:tables.size]
 
     def _placement_mask(self) -> np.ndarray:
-        """The (stand, stand) cells of the placement table, then each action's entry among them."""
+        """The (stand, stand) cells of the placement table, then each action's entry among them.
+
+        Positions repeat their stands' placement classes far more often than their heights,
+        so masks are kept by context and classes (``tables.placement_masks``)."""
         tables = self.game.tables
-        ids = self.place_ids
-        cells = tables.placement[self._placement_context()].take(ids, 0).take(ids, 1)
-        return cells.ravel().take(tables.place_flat)
+        context = self._placement_context()
+        key = context * tables.place_key_span + self.place_key
+        mask = tables.placement_masks.get(key)
+        if mask is None:
+            ids = self.place_ids
+            cells = tables.placement[context].take(ids, 0).take(ids, 1)
+            mask = cells.ravel().take(tables.place_flat)
+            mask.setflags(write=False)
+            if len(tables.placement_masks) < PLACEMENT_MASKS_KEPT:
+                tables.placement_masks[key] = mask
+        return mask
 
     # ------------------------------------------------------------ explanations
     def illegal_reason(self, action: int) -> str:
@@ -384,11 +425,13 @@ class StackState(GameState):
         twin.stands = [column[:] for column in self.stands]
         twin.groups = self.groups[:]
         twin.cells = self.cells.copy()
+        twin._views()
         twin.heights = self.heights[:]
         twin.cap_bits = self.cap_bits[:]
         twin.source_rows = self.source_rows.copy()
         twin.target_cols = self.target_cols.copy()
         twin.place_ids = self.place_ids.copy()
+        twin.place_classes = self.place_classes[:]
         twin.keys = self.keys.copy()
         # the rng is never drawn from during play (no chance after set-up): clones share it
         return twin

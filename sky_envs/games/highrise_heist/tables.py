@@ -37,7 +37,7 @@ import numpy as np
 
 from sky_envs.games.highrise_heist.layout import PAIR_COUNTS, ActionLayout
 from sky_envs.games.highrise_heist.observation import feature_tables, level_table
-from sky_envs.games.highrise_heist.state import HEIGHT
+from sky_envs.games.highrise_heist.state import HEIGHT, PLACE_CLASSES
 
 OPEN = HEIGHT - 1  # the heights (and top group sizes) 1..10 of an open, non-empty stand
 UNUSED = 3  # the 4th entry of every placement cell: always False (what other actions read)
@@ -70,8 +70,13 @@ class StandTables:
         self.swap_slot = layout.swap // S if layout.swap >= 0 else -1
         self.placement = [_placement_table(self, S, *context) for context in placement_contexts]
         self.place_flat = _placement_positions(layout)
+        # placement masks by context and placement classes (see StackState._placement_mask)
+        self.place_key_span = PLACE_CLASSES ** S
+        self.placement_masks: dict[int, np.ndarray] = {}
         self.levels = level_table(S, players)
-        self.features = features
+        # per observer, per flags context: a 2-D table (a list lookup is cheaper than
+        # numpy indexing ``features[seat, context]`` at every observation)
+        self.features = [list(per_observer) for per_observer in features]
 
 
 def _codes_by_key(tables: StandTables, S: int) -> tuple[list[int], list[int], list[int]]:

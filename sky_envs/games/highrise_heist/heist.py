@@ -40,9 +40,6 @@ class HeistState(StackState):
         self.cap = self._placement_cap()
         super()._settle()
 
-    def _can_place(self) -> bool:
-        return min(self.heights) < self.cap
-
     def _placement_context(self) -> int:
         """See ``tables.heist_tables``: 1 block on turn 0, else 3; cap 10 or 11 for all stands."""
         return (self.turn != 0) * 2 + (self.cap == HEIGHT)

@@ -12,8 +12,6 @@ published engine does) and the centre belongs to the first of them.
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from sky_envs.core.state import win_loss_returns
@@ -73,10 +71,6 @@ class RushState(StackState):
         if stand % 2:
             return 1
         return 1 if len(self.stands[stand - 1]) == HEIGHT else 0
-
-    def _can_place(self) -> bool:
-        # some stand has h < 10 + cb, i.e. h - cb < 10
-        return min(map(operator.sub, self.heights, self.cap_bits)) < HEIGHT - 1
 
     def _on_close(self) -> None:
         stands = self.stands

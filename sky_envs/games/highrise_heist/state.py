@@ -93,7 +93,7 @@ class StackState(KeepsViews, GameState):
         self.place_ids = np.empty(S, dtype=np.intp)
         self.keys = np.empty(S, dtype=np.intp)
         # each stand's placement class and their digits in base PLACE_CLASSES: the key of
-        # the placement masks cache (see ``_placement_mask``)
+        # the placement masks cache (see ``_placement``)
         self.place_classes = [0] * S
         self.place_key = 0
         for s in range(S):
@@ -143,10 +143,6 @@ class StackState(KeepsViews, GameState):
         """1 when the stand's own capacity is 11, 0 when it is 10 (per-stand capacities, the
         4-seat game); 0 in the 2-seat game, whose caps are global (see ``_placement_context``)."""
         return 0
-
-    def _can_place(self) -> bool:
-        """True when some placement is legal (some stand is below its placement limit)."""
-        raise NotImplementedError
 
     def _placement_context(self) -> int:
         """Index of the placement table that applies now (``game.tables.placement``)."""
@@ -199,13 +195,13 @@ class StackState(KeepsViews, GameState):
             self.current_player, self._mask = -1, None
             return
         if self.phase == PLACE:
-            if not self._can_place():  # no legal placement: the turn ends
+            mask, placeable = self._placement()
+            if not placeable:  # no legal placement: the turn ends
                 self._end_turn()
                 return
-            mask = self._placement_mask()
         else:
             mask = self._transfer_mask()
-        mask.setflags(write=False)  # shared with the env and callers: never edited
+            mask.setflags(write=False)  # shared with the env and callers: never edited
         self.current_player, self._mask = self.to_move, mask
 
     def _end_turn(self) -> None:
@@ -301,23 +297,26 @@ class StackState(KeepsViews, GameState):
         grid = tables.transfer[self.to_move].take(rows, 0).take(self.target_cols, 1)
         return grid.ravel()[:tables.size]
 
-    def _placement_mask(self) -> np.ndarray:
-        """The (stand, stand) cells of the placement table, then each action's entry among them.
+    def _placement(self) -> tuple[np.ndarray, bool]:
+        """The read-only placement mask, and whether any placement is legal.
 
-        Positions repeat their stands' placement classes far more often than their heights,
-        so masks are kept by context and classes (``tables.placement_masks``)."""
+        The mask is the (stand, stand) cells of the placement table, then each action's
+        entry among them. Positions repeat their stands' placement classes far more often
+        than their heights, so both are kept by context and classes
+        (``tables.placement_masks``)."""
         tables = self.game.tables
         context = self._placement_context()
         key = context * tables.place_key_span + self.place_key
-        mask = tables.placement_masks.get(key)
-        if mask is None:
+        entry = tables.placement_masks.get(key)
+        if entry is None:
             ids = self.place_ids
             cells = tables.placement[context].take(ids, 0).take(ids, 1)
             mask = cells.ravel().take(tables.place_flat)
             mask.setflags(write=False)
+            entry = (mask, bool(mask.any()))
             if len(tables.placement_masks) < PLACEMENT_MASKS_KEPT:
-                tables.placement_masks[key] = mask
-        return mask
+                tables.placement_masks[key] = entry
+        return entry
 
     # ------------------------------------------------------------ explanations
     def illegal_reason(self, action: int) -> str:

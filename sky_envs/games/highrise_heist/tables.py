@@ -70,9 +70,9 @@ class StandTables:
         self.swap_slot = layout.swap // S if layout.swap >= 0 else -1
         self.placement = [_placement_table(self, S, *context) for context in placement_contexts]
         self.place_flat = _placement_positions(layout)
-        # placement masks by context and placement classes (see StackState._placement_mask)
+        # placement masks by context and placement classes (see StackState._placement)
         self.place_key_span = PLACE_CLASSES ** S
-        self.placement_masks: dict[int, np.ndarray] = {}
+        self.placement_masks: dict[int, tuple[np.ndarray, bool]] = {}
         self.levels = level_table(S, players)
         # per observer, per flags context: a 2-D table (a list lookup is cheaper than
         # numpy indexing ``features[seat, context]`` at every observation)

@@ -84,6 +84,7 @@ class ObservationLayout:
         self.p_dyn = self.p_zeros + 10
         p_flags = self.p_dyn + 11 + T
         self.pub_size = p_flags + 4 * n
+        self.dyn_zeros = np.zeros(self.pub_size - self.p_dyn, dtype=np.float32)  # clears the dynamic part
         self.perm = []
         for seat in range(n):
             idx = list(range(10 * seat, 10 * seat + 10))
@@ -108,15 +109,20 @@ class ObservationLayout:
         return out
 
     def refresh(self, state) -> None:
-        """Bring ``state._pub`` up to date: rewrite what changed (see the state's cache fields)."""
-        pub, view = state._pub, state._pub_view   # single entries go through the view
+        """Bring ``state._pub`` up to date: rewrite what changed (see the state's cache fields).
+
+        Every write goes through the flat view, entry by entry: numpy slice assignment from a
+        Python list costs about a microsecond, more than writing a dozen entries one by one."""
+        view = state._pub_view
         T, blk, n = self.T, self.blk, self.n
         dirty, dirty_row = state._dirty, state._dirty_row
         size = self.p_blocks + 3 * T + 5  # + s * blk: hand size of seat s
         if dirty:
             for s in range(n):
                 if dirty >> s & 1:
-                    pub[10 * s:10 * s + 10] = state.hands[s][1:]
+                    hand = state.hands[s]
+                    for v in range(1, 11):
+                        view[10 * s + v - 1] = hand[v]
                     view[size + s * blk] = state.hand_size[s]
             state._dirty = 0
         if state._touched_hand:
@@ -127,15 +133,17 @@ class ObservationLayout:
         if dirty_row:
             for s in range(n):
                 if dirty_row >> s & 1:
-                    towers = [0] * (3 * T)
-                    i = 0
-                    for tower, total in zip(state.rows[s], state.sums[s]):
-                        towers[i] = total
-                        towers[i + 1] = tower[-1]
-                        towers[i + 2] = len(tower)
-                        i += 3
                     b = self.p_blocks + s * blk
-                    pub[b:b + 3 * T] = towers
+                    row, sums = state.rows[s], state.sums[s]
+                    for slot in range(T):
+                        i = b + 3 * slot
+                        if slot < len(row):
+                            tower = row[slot]
+                            view[i] = sums[slot]
+                            view[i + 1] = tower[-1]
+                            view[i + 2] = len(tower)
+                        else:
+                            view[i] = view[i + 1] = view[i + 2] = 0
             state._dirty_row = 0
         if state._touched_slot:
             for s, slot in state._touched_slot:
@@ -151,15 +159,25 @@ class ObservationLayout:
             for s in range(n):
                 pile = state.piles[s]
                 b = self.p_blocks + s * blk + 3 * T
-                pub[b:b + 14] = [state.sails[s], state.flags[s], sum(map(len, pile)), len(pile),
-                                 state.ten_towers[s], state.hand_size[s], 1 if state.action_up[s] else 0,
-                                 *[1 if h == s else 0 for h in holder]]
+                view[b] = state.sails[s]
+                view[b + 1] = state.flags[s]
+                view[b + 2] = sum(map(len, pile))
+                view[b + 3] = len(pile)
+                view[b + 4] = state.ten_towers[s]
+                view[b + 5] = state.hand_size[s]
+                view[b + 6] = 1 if state.action_up[s] else 0
+                for k, h in enumerate(holder, b + 7):
+                    view[k] = 1 if h == s else 0
             state._dirty_score = False
         if state._dirty_pool:
-            pub[self.p_pool:self.p_pool + 20] = state.open[1:] + state.discards[1:]
+            b = self.p_pool
+            pool, discards = state.open, state.discards
+            for v in range(1, 11):
+                view[b + v - 1] = pool[v]
+                view[b + 9 + v] = discards[v]
             state._dirty_pool = False
         d = self.p_dyn
-        pub[d:] = 0.0
+        view[d:] = self.dyn_zeros
         view[d] = len(state.deck)
         if state.final:
             view[d + 2] = 1.0

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils.env import AECIterable
 
 from sky_envs.core.state import Game, GameState, IllegalActionError, action_index
 
@@ -37,6 +38,17 @@ INFO_KEYS = {
     "winners": "int8[P]: 1 for each winning seat once the game is over, else 0 (all 0 on a max_turns cut)",
     "illegal_action": "int: the illegal action that ended the game (env() only), else -1",
 }
+
+
+class _AgentIterable(AECIterable):
+    """``agent_iter()``'s iterable: PettingZoo's, each iteration a generator (resuming one
+    costs less than a Python ``__next__`` call, and that is paid at every step)."""
+
+    def __iter__(self):
+        env, left = self.env, self.max_iter
+        while env.agents and left > 0:
+            left -= 1
+            yield env.agent_selection
 
 
 def _frozen(values, dtype) -> np.ndarray:
@@ -255,6 +267,9 @@ class SkyEnv(AECEnv):
         else:
             mask = self._no_moves.copy()
         return {"observation": state.observation(seat), "action_mask": mask}
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
+        return _AgentIterable(self, max_iter)
 
     def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
         """AECEnv.last, with ``observe`` called directly (one call less per step)."""

@@ -51,6 +51,16 @@ def pick(legal: np.ndarray, rng: np.random.Generator) -> int:
     return int(legal[int(rng.random() * legal.size)])
 
 
+def random_step(env, rng: np.random.Generator) -> None:
+    """One step of random play through the AEC loop (``None`` for a finished agent)."""
+    observation, _, terminated, truncated, _ = env.last()
+    if terminated or truncated:
+        action = None
+    else:
+        action = pick(np.asarray(observation["action_mask"], dtype=bool).nonzero()[0], rng)
+    env.step(action)
+
+
 def env_steps_per_second(make_env, seconds: float, seed: int = 0) -> tuple[float, int]:
     """Random play through the AEC loop for ``seconds``: (steps/s, games finished)."""
     env = make_env()
@@ -61,12 +71,7 @@ def env_steps_per_second(make_env, seconds: float, seed: int = 0) -> tuple[float
     deadline = start + seconds
     while clock() < deadline:
         for _ in env.agent_iter():
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                action = None
-            else:
-                action = pick(np.asarray(observation["action_mask"], dtype=bool).nonzero()[0], rng)
-            env.step(action)
+            random_step(env, rng)
             steps += 1
         games += 1
         env.reset()

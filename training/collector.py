@@ -53,6 +53,14 @@ class GamesVecEnv(VecEnv):
     _outcomes: np.ndarray   # (slots, players): returns of games the last step ended, NaN elsewhere
     num_players: int
 
+    def _init_records(self, num_games: int, num_actions: int, num_players: int) -> None:
+        """The per-slot masks and seat records, before the first reset."""
+        self.num_players = num_players
+        self._masks = np.zeros((num_games, num_actions), dtype=bool)
+        self._seats = np.zeros(num_games, dtype=np.int64)
+        self._movers = np.zeros(num_games, dtype=np.int64)
+        self._outcomes = np.full((num_games, num_players), np.nan)
+
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every game, ``(num_games, num_actions)``."""
         return self._masks.copy()
@@ -111,7 +119,7 @@ class SelfPlayVecEnv(GamesVecEnv):
         self.pool = pool
         self.first_slot = first_slot
         self.learn_from_latest = learn_from_latest
-        self.num_players = self.game.num_players
+        self._init_records(num_games, self.game.num_actions, self.game.num_players)
         n = num_games
         self.states: list[GameState | None] = [None] * n
         self.seats = np.zeros(n, dtype=np.int64)
@@ -122,10 +130,6 @@ class SelfPlayVecEnv(GamesVecEnv):
         self._lengths = np.zeros(n, dtype=np.int64)
         self._started = np.zeros(n, dtype=np.float64)
         self._obs = np.zeros((n, *self.game.observation_shape), dtype=np.float32)
-        self._masks = np.zeros((n, self.game.num_actions), dtype=bool)
-        self._seats = np.zeros(n, dtype=np.int64)
-        self._movers = np.zeros(n, dtype=np.int64)
-        self._outcomes = np.full((n, self.num_players), np.nan)
         self._actions: np.ndarray | None = None
         self.rng = np.random.default_rng(seed)
         self.decision_seconds: dict[str, float] = {}  # time each opponent (by name) spent deciding
@@ -245,7 +249,7 @@ def local_collector(env_id: str, env_options: dict, num_games: int, pool_config:
     pool = OpponentPool(env_id, env_options, pool_config["latest"], pool_config["window"], pool_config["baselines"],
                         seed=seed)
     return SelfPlayVecEnv(env_id, env_options, num_games, pool, seed=seed, first_slot=first_slot,
-                          learn_from_latest=pool_config.get("learn_from_latest", False))
+                          learn_from_latest=pool_config["learn_from_latest"])
 
 
 def make_collector(env_id: str, env_options: dict, num_games: int, pool_config: dict, seed: int = 0,

@@ -42,7 +42,7 @@ def evaluate_policy(env_id: str, options: dict, policy_path: str | Path, evaluat
         entries[name] = make_agent(name, seed=seed, **kwargs)
     anchor = "random" if "random" in entries else next(iter(entries))
     results = round_robin(env_id, options, entries, evaluation["games"], seed=seed, save_games=save_games,
-                          workers=evaluation.get("workers", 1))
+                          workers=evaluation["workers"])
     report = build_report(env_id, options, list(entries), results, anchor=anchor)
     report["policy"] = str(policy_path)
     report.update(report_fields)

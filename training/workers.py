@@ -72,11 +72,7 @@ class ProcessCollector(GamesVecEnv):
         self._window = pool_config["window"]
         self._checkpoints: list[str] = []
         self._policy = None
-        self._masks = np.zeros((num_games, game.num_actions), dtype=bool)
-        self.num_players = game.num_players
-        self._seats = np.zeros(num_games, dtype=np.int64)
-        self._movers = np.zeros(num_games, dtype=np.int64)
-        self._outcomes = np.full((num_games, game.num_players), np.nan)
+        self._init_records(num_games, game.num_actions, game.num_players)
         self._closed = False
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         context = multiprocessing.get_context(method)

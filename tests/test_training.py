@@ -71,6 +71,8 @@ def test_config_errors_are_clear(tmp_path):
         load_config(None)
     with pytest.raises(ValueError, match="train.n_envs must be a positive integer"):
         load_config(None, **{"env.id": "sky_scrapers_v0", "train.n_envs": 0})
+    with pytest.raises(ValueError, match="train.timesteps must be a positive integer, got True"):
+        load_config(None, **{"env.id": "sky_scrapers_v0", "train.timesteps": True})
     with pytest.raises(ValueError, match="train.processes"):
         load_config(None, **{"env.id": "sky_scrapers_v0", "train.n_envs": 2, "train.processes": 3})
     with pytest.raises(ValueError, match="pool.latest"):

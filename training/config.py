@@ -115,12 +115,11 @@ def validate(config: dict) -> None:
     if train["algorithm"] not in ("ppo", "alphazero"):
         raise ValueError(f"train.algorithm must be 'ppo' or 'alphazero', got {train['algorithm']!r}")
     config["policy"] = normalize_spec(config["policy"])
-    for key in ("timesteps", "n_envs", "processes", "checkpoint_every", "torch_threads"):
-        if not isinstance(train[key], int) or train[key] < 1:
-            raise ValueError(f"train.{key} must be a positive integer, got {train[key]!r}")
-    if isinstance(config["eval"]["workers"], bool) or not isinstance(config["eval"]["workers"], int) \
-            or config["eval"]["workers"] < 1:
-        raise ValueError(f"eval.workers must be a positive integer, got {config['eval']['workers']!r}")
+    counts = {f"train.{key}": train[key] for key in ("timesteps", "n_envs", "processes", "checkpoint_every",
+                                                      "torch_threads")}
+    for name, value in {**counts, "eval.workers": config["eval"]["workers"]}.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:  # YAML's true is no count
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
     if train["processes"] > train["n_envs"]:
         raise ValueError(f"train.processes ({train['processes']}) cannot exceed train.n_envs ({train['n_envs']}): "
                          "every process plays at least one game")

@@ -301,6 +301,35 @@ def test_the_split_is_settled_before_the_goal():
     assert "e13-f14" not in moves(load(pos(O="e13 c10", X="d11"), split_rule="illegal"))
 
 
+@pytest.mark.parametrize("rule", ["mover_loses", "illegal"])
+def test_winning_actions_are_the_goal_moves_that_win(rule):
+    """``winning_actions`` (what search trusts as sure wins) against playing every legal
+    move: a step and a chain onto the goal win, a goal move the split rule strands does not,
+    and no random-game position gets a move that does not win or misses a goal win."""
+    def brute(state):
+        wins = []
+        for action in state.legal_actions().tolist():
+            child = state.clone()
+            child.apply(action)
+            if child.winner == state.current_player:
+                wins.append(action)
+        return wins
+
+    two_ways = load(pos(O="e13 f10", X="f13 f11 e12"), split_rule=rule)  # e13-f14 steps, f10 jumps twice
+    assert set(two_ways.winning_actions().tolist()) == {act("e13", "f14"), act("f10", "f14")} == set(brute(two_ways))
+    stranded = load(pos(O="e13 c10", X="d11"), split_rule=rule)
+    assert stranded.winning_actions().size == 0 and brute(stranded) == []
+    assert load(pos(O="e2 g2", X="d3", to_move="X"), split_rule=rule).winning_actions().tolist() == [act("d3", "f1")]
+    game, rng, checked = ScalaGame(split_rule=rule), np.random.default_rng(5), 0
+    for _ in range(6):
+        state = game.new_initial_state(rng)
+        while state.current_player >= 0:
+            assert state.winning_actions().tolist() == brute(state)
+            checked += 1
+            state.apply(int(rng.choice(state.legal_actions())))
+    assert checked > 50
+
+
 def test_a_player_without_a_legal_move_loses():
     box = "e13 f13 g13 d12 f12 h12"
     # Red's only stone sits on f14 walled in: every step and jump is blocked

@@ -78,6 +78,32 @@ def test_search_finds_a_winning_move_that_the_network_does_not_know():
     assert checked >= 1
 
 
+def test_search_sees_a_sure_win_and_the_moves_that_allow_one():
+    """Scala names its one-move wins (``winning_actions``): an untrained network's search
+    takes one with a single simulation, and, to move where the opponent threatens one, does
+    not play a move that leaves the threat standing when another move removes it."""
+    from sky_envs.games.scala import ScalaGame
+    from tests.test_scala_rules import pos
+
+    game = ScalaGame()
+    _, evaluator = evaluator_for("scala_v0", spec={"kind": "mlp", "hidden": [16]})
+    win = game.state_from_text(pos(O="e13 f11 d9", X="f13 f12 e10"))
+    (actions, visits, value), = PUCTSearch(evaluator, 1).run([win])
+    assert int(actions[visits.argmax()]) in win.winning_actions().tolist() and value == 1.0
+    threatened = game.state_from_text(pos(O="e13 d9 c9", X="f13 d10 e12", to_move="X"))
+    safe = []
+    for action in threatened.legal_actions().tolist():
+        child = threatened.clone()
+        child.apply(action)
+        if child.winner == 1 or (child.current_player == 0 and not child.winning_actions().size):
+            safe.append(action)
+    assert 0 < len(safe) < threatened.legal_actions().size
+    for seed in range(3):
+        _, evaluator = evaluator_for("scala_v0", spec={"kind": "mlp", "hidden": [16]}, seed=seed)
+        (actions, visits, _), = PUCTSearch(evaluator, 300).run([threatened])
+        assert int(actions[visits.argmax()]) in safe
+
+
 def test_hidden_cards_are_never_read():
     """Sky Towers: the decision of the search agent does not depend on cards its seat cannot see."""
     game, evaluator = evaluator_for("sky_towers_v0", spec={"kind": "mlp", "hidden": [16]})

@@ -4,7 +4,11 @@ Each simulation walks the tree from the root by ``Q + c * P * sqrt(N) / (1 + n)`
 ``P`` is the network's prior for an action, ``Q`` the mean value of its subtree for the
 seat that chooses it and ``n`` its visit count, until it reaches a position the tree has not
 seen; the network then gives that position's priors and value (no random rollout). A
-finished game backs up its true returns.
+finished game backs up its true returns. Where the game names the moves that win at once
+(``state.winning_actions()``, perfect information only), a position that has one is valued
+as the win it is and its priors go to those moves: the search sees a one-move win, and the
+move that allows the opponent one, at the first visit instead of after the network has
+learnt to guess it.
 
 Values are kept per seat, so a node's chooser is whoever decides there: this serves 2 to 4
 seats and turns made of several decisions. The network's value is for the seat to decide
@@ -109,9 +113,15 @@ class PUCTSearch:
         nodes = []
         for world, p, v, mask in zip(worlds, probabilities, values, masks):
             actions = world.legal_actions()
-            prior = p[actions].astype(np.float64)
-            total = prior.sum()
-            prior = prior / total if total > 0 else np.full(actions.size, 1.0 / actions.size)
+            wins = world.winning_actions() if keep_states else None
+            if wins is not None and wins.size:  # a sure win: exact, whatever the network thinks
+                prior = np.zeros(actions.size)
+                prior[np.searchsorted(actions, wins)] = 1.0 / wins.size
+                v = 1.0
+            else:
+                prior = p[actions].astype(np.float64)
+                total = prior.sum()
+                prior = prior / total if total > 0 else np.full(actions.size, 1.0 / actions.size)
             nodes.append(Node(world.current_player, actions, prior, float(v), world if keep_states else None))
         return nodes
 

@@ -215,6 +215,17 @@ class GameState(ABC):
             self._legal_cache = (mask, actions)
         return actions
 
+    def winning_actions(self) -> np.ndarray | None:
+        """Legal actions that win the game at once for the seat to move (ascending int64),
+        or ``None`` where the game has no cheap exact test.
+
+        Every action returned wins; a game may leave out wins it cannot find cheaply (its
+        override says which). Search uses it to see a win one move ahead without a network
+        guess (:class:`sky_envs.agents.search.PUCTSearch`), and so, one level up, which
+        moves allow the opponent one.
+        """
+        return None
+
     def illegal_reason(self, action: int) -> str:
         """Why ``action`` is illegal here; games override with rule-specific reasons."""
         return "it is not one of the legal actions in this position"

@@ -158,6 +158,22 @@ class ScalaState(GameState):
         else:
             self._start_turn(1 - colour, mask, actions)
 
+    def winning_actions(self) -> np.ndarray:
+        """The moves onto the goal the mover attacks that keep the moved stone on the board
+        (the split rule is settled first). Left out: the rare move that wins by leaving the
+        opponent without a legal move, which only playing every move would find."""
+        colour = self.current_player
+        if colour < 0:
+            return np.empty(0, dtype=np.int64)
+        actions = self.legal_actions()
+        wins = []
+        for action in actions[actions % NUM_CELLS == TARGET_GOAL[colour]].tolist():
+            child = self.clone()
+            child._apply(action)
+            if child.winner == colour:
+                wins.append(action)
+        return np.array(wins, dtype=np.int64)
+
     def illegal_reason(self, action: int) -> str:
         if not 0 <= action < self.game.num_actions:
             return f"actions are 0..{self.game.num_actions - 1}"

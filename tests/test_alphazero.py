@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from sky_envs.agents import SearchAgent, load_checkpoint, make_agent
+from sky_envs.agents.search import PUCTSearch
 from training.alphazero import ExpertIterationRun, ReplayBuffer
 from training.config import load_config
 
@@ -48,7 +49,11 @@ def test_a_run_writes_checkpoints_and_a_report_with_search(tmp_path):
     assert isinstance(agent, SearchAgent)
 
 
-def test_an_interrupted_run_resumes_to_exactly_the_uninterrupted_result(tmp_path):
+@pytest.mark.parametrize("opponents", [{}, {"greedy": 0.5}])
+def test_an_interrupted_run_resumes_to_exactly_the_uninterrupted_result(tmp_path, opponents):
+    def tiny_config(**changes):  # the module's, with these baseline opponents
+        return load_config(None, **{**TINY, "alphazero.opponents": opponents, **changes})
+
     straight = ExpertIterationRun(tiny_config(), tmp_path / "straight", progress=False, log=quiet)
     straight.train()
 
@@ -99,3 +104,38 @@ def test_training_learns_a_position_it_sees_again_and_again(tmp_path):
     losses = []
     run.train(callback=lambda r: losses.append(r.last_losses))
     assert losses[-1]["policy_loss"] < losses[0]["policy_loss"]
+
+
+def test_baseline_opponents_play_every_seat_but_the_learners(tmp_path, monkeypatch):
+    """``alphazero.opponents``: that share of the games seats the baseline everywhere but one
+    seat (rotating); only the searching seat's decisions become samples."""
+    run = ExpertIterationRun(tiny_config(**{"alphazero.opponents": {"random": 1.0}}), tmp_path, progress=False,
+                             log=quiet)
+    opponents, seats = run.pick_opponents(4)
+    assert [actor.name for actor in opponents] == ["random"] * 4 and sorted(seats) == [0, 0, 1, 1]
+    self_play = ExpertIterationRun(tiny_config(), tmp_path / "self", progress=False, log=quiet)
+    assert self_play.pick_opponents(4)[0] == [None] * 4
+
+    decided = []  # (game id, seat) of every position the search decided
+    search_run = PUCTSearch.run
+
+    def recording_run(search, states):
+        decided.extend((id(state), state.current_player) for state in states)
+        return search_run(search, states)
+
+    monkeypatch.setattr(PUCTSearch, "run", recording_run)
+    chunk = run.play_games()
+    assert len(chunk["values"]) == len(decided)
+    seats_per_game = {}
+    for game, seat in decided:
+        seats_per_game.setdefault(game, set()).add(seat)
+    assert all(len(seats) == 1 for seats in seats_per_game.values()) and len(seats_per_game) == 4
+    assert len(run.opponent_results["random"]) == 4
+    assert set(run.opponent_results["random"]) <= {0.0, 0.5, 1.0}
+    assert set(np.unique(chunk["values"])) <= {-1.0, 0.0, 1.0}
+
+
+def test_bad_baseline_opponents_are_refused():
+    for bad in ({"mcts": 0.5}, {"greedy": 0.7, "random": 0.5}, {"greedy": -0.1}, ["greedy"]):
+        with pytest.raises(ValueError, match="alphazero.opponents must map baseline names"):
+            tiny_config(**{"alphazero.opponents": bad})

@@ -11,7 +11,12 @@ One iteration:
    lockstep so each simulation is one batched network call). Root priors get Dirichlet
    noise; the first ``temperature_moves`` decisions of a game are sampled from the visit
    counts, later ones take the most visited action.
-2. Every decision becomes a sample: the deciding seat's observation, the visit
+   With ``alphazero.opponents`` (a share of the games per baseline, e.g. ``{greedy: 0.25}``)
+   that share of the games seats a baseline in every seat but one, rotating, and the search
+   decides only for that one: games whose outcome self-play alone rarely reaches (Scala's
+   self-play games run to the draw at ``max_turns``) and the learner's own wins and losses
+   against the opponents it is measured on.
+2. Every decision of the search becomes a sample: the deciding seat's observation, the visit
    distribution over the legal actions (the policy target) and the game's final reward
    for that seat (the value target).
 3. The network trains on minibatches from the last ``buffer_size`` samples:
@@ -42,6 +47,7 @@ from sky_envs.agents.policy import NetworkEvaluator
 from sky_envs.agents.search import PUCTSearch
 from sky_envs.core.registry import canonical_id, make_game
 from training.evaluate import evaluate_policy
+from training.actors import advance
 from training.run_folder import atomic_write
 from training.tournament import quick_scores
 
@@ -125,10 +131,32 @@ class ExpertIterationRun:
         search = PUCTSearch(NetworkEvaluator(self.policy), s["simulations"], s["c_puct"], rng=self.rng,
                             root_noise=True, noise_fraction=s["noise_fraction"], noise_alpha=s["noise_alpha"])
         games = [self.game.new_initial_state(self.rng) for _ in range(s["parallel_games"])]
+        opponent_of, searched_seat = self.pick_opponents(len(games))
+
+        def actor_of(g: int, seat: int):  # None: the seat is the searching learner's
+            return None if opponent_of[g] is None or seat == searched_seat[g] else opponent_of[g]
+
         records: list[list[tuple]] = [[] for _ in games]
         samples = []
-        active = [g for g, state in enumerate(games) if state.current_player >= 0]
+        self.opponent_results: dict[str, list[float]] = {}
+
+        def finish(g: int) -> None:
+            state = games[g]
+            returns = state.returns() if state.is_terminal() else np.zeros(state.num_players)
+            samples.extend((obs, a, p, returns[seat]) for obs, seat, a, p in records[g])
+            if opponent_of[g] is not None:  # the learner's score: 1 win, 0.5 draw, 0 loss
+                self.opponent_results.setdefault(opponent_of[g].name, []).append(
+                    (1.0 + float(np.sign(returns[searched_seat[g]]))) / 2)
+
+        active = list(range(len(games)))
         while active:
+            advance(games, active, actor_of)  # opponents' moves, up to the learner's next decision
+            for g in active:
+                if games[g].current_player < 0:
+                    finish(g)
+            active = [g for g in active if games[g].current_player >= 0]
+            if not active:
+                break
             results = search.run([games[g] for g in active])
             still = []
             for g, (actions, visits, _) in zip(active, results):
@@ -144,9 +172,8 @@ class ExpertIterationRun:
                 state._apply(int(actions[index]))
                 if state.current_player >= 0:
                     still.append(g)
-                    continue
-                returns = state.returns() if state.is_terminal() else np.zeros(state.num_players)
-                samples.extend((obs, a, p, returns[seat]) for obs, seat, a, p in records[g])
+                else:
+                    finish(g)
             active = still
         lengths = [len(a) for _, a, _, _ in samples]
         return {"observations": np.stack([obs for obs, _, _, _ in samples]).astype(np.float32),
@@ -154,6 +181,25 @@ class ExpertIterationRun:
                 "actions": np.concatenate([a for _, a, _, _ in samples]).astype(np.int32),
                 "shares": np.concatenate([p for _, _, p, _ in samples]).astype(np.float32),
                 "values": np.array([v for _, _, _, v in samples], dtype=np.float32)}
+
+    def pick_opponents(self, count: int) -> tuple[list, list[int]]:
+        """Per game: the baseline actor that plays every seat but one (None: self-play, the
+        search plays them all) and the seat the learner searches for, rotating game by game.
+        Baselines are seeded from the run's generator, so a resumed iteration replays exactly."""
+        from sky_envs.agents import make_agent
+        from training.actors import actor_for
+
+        shares = self.settings["opponents"]
+        names = sorted(shares)
+        actors = [actor_for(make_agent(name, seed=int(self.rng.integers(2**31))), seed=int(self.rng.integers(2**31)))
+                  for name in names]
+        bounds = np.cumsum([shares[name] for name in names])
+        opponent_of, searched_seat = [], []
+        for g in range(count):
+            k = int(np.searchsorted(bounds, self.rng.random(), side="right"))
+            opponent_of.append(actors[k] if k < len(actors) else None)
+            searched_seat.append((self.iteration * count + g) % self.game.num_players)
+        return opponent_of, searched_seat
 
     # --------------------------------------------------------------- learning
     def learn(self, new_samples: int) -> dict[str, float]:
@@ -280,6 +326,8 @@ class ExpertIterationRun:
                     for key, value in {**losses, "decisions_per_s": rate, "buffer": len(self.buffer),
                                        "value_target_mean_abs": float(np.abs(chunk["values"]).mean())}.items():
                         writer.add_scalar(f"alphazero/{key}", value, self.steps_done)
+                    for name, results in self.opponent_results.items():
+                        writer.add_scalar(f"alphazero/score_vs_{name}", float(np.mean(results)), self.steps_done)
                     bar.update(new)
                     bar.set_postfix(decisions_per_s=f"{rate:.0f}", policy_loss=f"{losses['policy_loss']:.3f}",
                                     value_loss=f"{losses['value_loss']:.3f}")

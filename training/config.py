@@ -46,6 +46,7 @@ DEFAULTS: dict[str, Any] = {
         "learning_rate": 1.0e-3,
         "weight_decay": 1.0e-4,
         "replay_ratio": 4.0,        # samples trained on per new decision recorded
+        "opponents": {},            # share of the games a baseline plays all seats but the learner's, e.g. {greedy: 0.25}
     },
     "pool": {
         "latest": 0.5,              # chance an episode is played against the current policy
@@ -69,7 +70,7 @@ def _merge(base: dict, override: dict, where: str) -> dict:
             out[key] = dict(value)  # another kind of network: its own keys, checked by validate()
         elif key == "policy" and isinstance(value, dict):
             out[key] = {**base[key], **value}
-        elif isinstance(base[key], dict) and key != "options":
+        elif isinstance(base[key], dict) and key not in ("options", "opponents"):  # free-form mappings, checked by validate()
             if not isinstance(value, dict):
                 raise ValueError(f"config key '{where}{key}' must be a mapping, got {value!r}")
             out[key] = _merge(base[key], value, f"{where}{key}.")
@@ -120,6 +121,12 @@ def validate(config: dict) -> None:
     for name, value in {**counts, "eval.workers": config["eval"]["workers"]}.items():
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:  # YAML's true is no count
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    opponents = config["alphazero"]["opponents"]
+    if not isinstance(opponents, dict) or any(name not in ("random", "greedy") for name in opponents) \
+            or any(isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 for v in opponents.values()) \
+            or sum(opponents.values()) > 1:
+        raise ValueError(f"alphazero.opponents must map baseline names (random, greedy) to shares of the games "
+                         f"(each >= 0, together <= 1), got {opponents!r}")
     if train["processes"] > train["n_envs"]:
         raise ValueError(f"train.processes ({train['processes']}) cannot exceed train.n_envs ({train['n_envs']}): "
                          "every process plays at least one game")

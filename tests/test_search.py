@@ -104,6 +104,26 @@ def test_search_sees_a_sure_win_and_the_moves_that_allow_one():
         assert int(actions[visits.argmax()]) in safe
 
 
+@pytest.mark.parametrize("weight", [-0.1, 1.01, True, "0.5", float("nan")])
+def test_a_rollout_weight_outside_zero_to_one_is_refused(weight):
+    _, evaluator = evaluator_for("skybridge_v0")
+    with pytest.raises(ValueError, match="rollout_weight must be a number in"):
+        PUCTSearch(evaluator, 10, rollout_weight=weight)
+
+
+def test_playouts_make_an_untrained_network_search_strong():
+    """An untrained network's value is noise; judged by random playouts instead (λ = 1) the
+    same network and budget beat the search on its value alone, seats rotated (0.86 on
+    these seeds; λ = 0.5 scores 0.76)."""
+    from training.tournament import match
+
+    game, evaluator = evaluator_for("sky_scrapers_v0", OPTIONS)
+    plain = SearchAgent(evaluator.policy, simulations=48, seed=0)
+    mixed = SearchAgent(evaluator.policy, simulations=48, rollout_weight=1.0, seed=0)
+    result = match("sky_scrapers_v0", OPTIONS, ("mixed", mixed), ("plain", plain), games=40, seed=0)
+    assert result.score / result.games >= 0.7, result.as_dict()
+
+
 def test_hidden_cards_are_never_read():
     """Sky Towers: the decision of the search agent does not depend on cards its seat cannot see."""
     game, evaluator = evaluator_for("sky_towers_v0", spec={"kind": "mlp", "hidden": [16]})

@@ -2,7 +2,10 @@
 
     python -m training.ship runs/az_golden_rush/final.pt checkpoints/golden_rush_v0/policy.pt --weights-dtype float16
 
-The metadata (env, network, how it was trained) is kept as it is. Storing float16 rounds
+The metadata (env, network, how it was trained) is kept as it is; ``--rollout-weight`` adds
+the search setting this network plays best with (measured by evaluation: see
+:class:`~sky_envs.agents.search.PUCTSearch`), the default of ``make_agent("policy.pt@N")``.
+Storing float16 rounds
 every weight, so the command compares the copy with the original on positions from random
 games of the checkpoint's env and prints how often both pick the same action and the
 largest value difference: a copy that plays differently is worth re-evaluating.
@@ -46,8 +49,11 @@ def compare(original, copy, observations: np.ndarray, masks: np.ndarray) -> tupl
 
 
 def ship(source: str | Path, target: str | Path, weights_dtype: str = "float32",
-         positions: int = 2000, seed: int = 0) -> dict:
+         positions: int = 2000, seed: int = 0, search: dict | None = None) -> dict:
+    """Copy ``source`` to ``target``; ``search`` settings (see ``SEARCH_SETTINGS``) are recorded over any it had."""
     policy, metadata = load_checkpoint(source)
+    if search:
+        metadata = {**metadata, "search": {**metadata.get("search", {}), **search}}
     path = save_checkpoint(target, policy, metadata, weights_dtype=weights_dtype)  # the digest is made anew
     copy, _ = load_checkpoint(path)
     observations, masks = sample_positions(metadata["env_id"], metadata["env_options"], positions, seed)
@@ -61,11 +67,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("target", help="where the copy goes (e.g. checkpoints/<env_id>/policy.pt)")
     parser.add_argument("--weights-dtype", choices=WEIGHTS_DTYPES, default="float32")
     parser.add_argument("--positions", type=int, default=2000, help="positions compared (default 2000)")
+    parser.add_argument("--rollout-weight", type=float, metavar="W",
+                        help="record this search setting: leaf value = (1-W) network + W random playout")
     args = parser.parse_args(argv)
     if args.positions < 1:
         parser.error("--positions must be at least 1")
     try:
-        result = ship(args.source, args.target, args.weights_dtype, args.positions)
+        search = {} if args.rollout_weight is None else {"rollout_weight": args.rollout_weight}
+        result = ship(args.source, args.target, args.weights_dtype, args.positions, search=search)
     except CheckpointError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

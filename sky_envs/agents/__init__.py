@@ -28,7 +28,9 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
       e.g. ``simulations=400``), or ``"mcts@400"``;
     * a checkpoint path (a ``.pt`` file; ``env_id`` and ``env_options`` are checked against
       it): the raw policy, or with ``search=N`` (or the spec ``"policy.pt@N"``) PUCT search
-      with ``N`` simulations guided by the policy (:class:`SearchAgent`);
+      with ``N`` simulations guided by the policy (:class:`SearchAgent`; ``kwargs`` go to
+      it, and the checkpoint's recorded ``search`` settings, e.g. ``rollout_weight``, are
+      the defaults);
     * an :class:`Agent`, returned as it is.
     """
     if isinstance(spec, Agent):
@@ -55,7 +57,8 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
         if search is None:
             return PolicyAgent.load(base, env_id=env_id, env_options=env_options, seed=seed, **kwargs)
         policy, metadata = load_checkpoint(base, env_id, env_options)
-        agent = SearchAgent(policy, metadata, simulations=search, seed=seed, **kwargs)
+        settings = {**metadata.get("search", {}), **kwargs}  # the checkpoint's recorded settings, overridable
+        agent = SearchAgent(policy, metadata, simulations=search, seed=seed, **settings)
         agent.name = f"{Path(base).stem}@{search}"
         return agent
     raise ValueError(f"unknown agent {text!r}: expected one of {sorted(BASELINES)} (mcts@N for a budget), "

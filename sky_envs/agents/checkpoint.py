@@ -18,7 +18,9 @@ allocate or hang, whatever the file holds:
 
 The metadata names the env id and options, the observation and action shapes, the network
 spec, and how the policy was trained (``training``: algorithm, steps, seed, command,
-wall-clock seconds); evaluation results may sit in ``rating``.
+wall-clock seconds); evaluation results may sit in ``rating``, and ``search`` may hold the
+settings this network plays best with under search (``rollout_weight``, ``c_puct``: the
+defaults of ``make_agent("policy.pt@N")``, measured when it shipped).
 
 Weights are stored as float32, or as float16 to halve the file (``weights_dtype``; the
 shipped checkpoints of the larger networks use it): loading always gives a float32 network.
@@ -43,7 +45,8 @@ FORMAT = "sky_envs.policy/2"
 MAX_FILE_BYTES = 64 * 2**20
 MAX_UNPACKED_BYTES = 256 * 2**20
 REQUIRED = {"env_id": str, "env_options": dict, "observation_shape": list, "num_actions": int, "network": dict}
-OPTIONAL = {"training": dict, "rating": dict}
+OPTIONAL = {"training": dict, "rating": dict, "search": dict}
+SEARCH_SETTINGS = ("rollout_weight", "c_puct")  # what ``search`` may set for :class:`~sky_envs.agents.search.SearchAgent`
 WEIGHTS_DTYPES = ("float32", "float16")
 
 
@@ -168,6 +171,11 @@ def _check_metadata(metadata: dict, where: str) -> None:
         raise CheckpointError(f"{where} is damaged: num_actions {metadata['num_actions']!r} is out of range")
     if not all(isinstance(key, str) for key in metadata["env_options"]):
         raise CheckpointError(f"{where} is damaged: env_options must map option names to values")
+    for key, value in metadata.get("search", {}).items():
+        number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        if key not in SEARCH_SETTINGS or not number or not (0 <= value <= 1 if key == "rollout_weight" else value > 0):
+            raise CheckpointError(f"{where} is damaged: metadata 'search' holds {key}={value!r:.40}; expected "
+                                  "rollout_weight in [0, 1] and a positive c_puct")
     try:
         check_size(normalize_spec(metadata["network"]), shape, metadata["num_actions"])
     except ValueError as error:

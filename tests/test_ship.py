@@ -43,12 +43,13 @@ def test_a_damaged_source_is_refused_with_a_message(tmp_path, capsys):
     assert not (tmp_path / "out.pt").exists()
 
 
-def test_a_recorded_rollout_weight_is_the_search_default(trained, tmp_path, capsys):
+def test_recorded_search_settings_are_the_search_defaults(trained, tmp_path, capsys):
     target = tmp_path / "policy.pt"
-    assert ship.main([str(trained), str(target), "--rollout-weight", "0.5", "--positions", "50"]) == 0
-    assert read_checkpoint(target)[0]["search"] == {"rollout_weight": 0.5}
+    assert ship.main([str(trained), str(target), "--rollout-weight", "0.5", "--c-puct", "0.8", "--positions", "50"]) == 0
+    assert read_checkpoint(target)[0]["search"] == {"rollout_weight": 0.5, "c_puct": 0.8}
     spec = dict(env_id="sky_scrapers_v0", env_options=OPTIONS)
     assert make_agent(f"{target}@8", **spec).search.rollout_weight == 0.5
+    assert make_agent(f"{target}@8", **spec).search.c_puct == 0.8
     assert make_agent(f"{target}@8", rollout_weight=0.0, **spec).search.rollout_weight == 0.0
     assert make_agent(f"{trained}@8", **spec).search.rollout_weight == 0.0
     assert ship.main([str(trained), str(tmp_path / "bad.pt"), "--rollout-weight", "2"]) == 2

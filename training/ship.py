@@ -2,9 +2,9 @@
 
     python -m training.ship runs/az_golden_rush/final.pt checkpoints/golden_rush_v0/policy.pt --weights-dtype float16
 
-The metadata (env, network, how it was trained) is kept as it is; ``--rollout-weight`` adds
-the search setting this network plays best with (measured by evaluation: see
-:class:`~sky_envs.agents.search.PUCTSearch`), the default of ``make_agent("policy.pt@N")``.
+The metadata (env, network, how it was trained) is kept as it is; ``--rollout-weight`` and
+``--c-puct`` add the search settings this network plays best with (measured by evaluation:
+see :class:`~sky_envs.agents.search.PUCTSearch`), the defaults of ``make_agent("policy.pt@N")``.
 Storing float16 rounds
 every weight, so the command compares the copy with the original on positions from random
 games of the checkpoint's env and prints how often both pick the same action and the
@@ -69,11 +69,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--positions", type=int, default=2000, help="positions compared (default 2000)")
     parser.add_argument("--rollout-weight", type=float, metavar="W",
                         help="record this search setting: leaf value = (1-W) network + W random playout")
+    parser.add_argument("--c-puct", type=float, metavar="C", help="record this search setting: PUCT's exploration")
     args = parser.parse_args(argv)
     if args.positions < 1:
         parser.error("--positions must be at least 1")
     try:
-        search = {} if args.rollout_weight is None else {"rollout_weight": args.rollout_weight}
+        search = {key: value for key, value in (("rollout_weight", args.rollout_weight), ("c_puct", args.c_puct))
+                  if value is not None}
         result = ship(args.source, args.target, args.weights_dtype, args.positions, search=search)
     except CheckpointError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -46,6 +46,8 @@ def test_a_shipped_checkpoint_fits_todays_env_and_plays(env_id):
     raw = make_agent(str(path), env_id=env_id, env_options=options, seed=0)
     search = make_agent(f"{path}@8", env_id=env_id, env_options=options, seed=0)
     assert isinstance(raw, PolicyAgent) and isinstance(search, SearchAgent)
+    settings = {"rollout_weight": 0.0, "c_puct": 1.5, **metadata.get("search", {})}  # recorded ones are the defaults
+    assert (search.search.rollout_weight, search.search.c_puct) == (settings["rollout_weight"], settings["c_puct"])
     others = [make_agent("random", seed=1)] * (game.num_players - 1)
     play(env_id, options, [raw, *others], seed=0)
     play(env_id, options, [*others, search], seed=1)

@@ -5,10 +5,10 @@
 The metadata (env, network, how it was trained) is kept as it is; ``--rollout-weight`` and
 ``--c-puct`` add the search settings this network plays best with (measured by evaluation:
 see :class:`~sky_envs.agents.search.PUCTSearch`), the defaults of ``make_agent("policy.pt@N")``.
-Storing float16 rounds
-every weight, so the command compares the copy with the original on positions from random
-games of the checkpoint's env and prints how often both pick the same action and the
-largest value difference: a copy that plays differently is worth re-evaluating.
+Storing float16 rounds every weight, so the command compares the copy with the original on
+positions from random games of the checkpoint's env and prints how often both pick the same
+action and the largest value difference: a copy that plays differently is worth
+re-evaluating.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def compare(original, copy, observations: np.ndarray, masks: np.ndarray) -> tupl
 
 def ship(source: str | Path, target: str | Path, weights_dtype: str = "float32",
          positions: int = 2000, seed: int = 0, search: dict | None = None) -> dict:
-    """Copy ``source`` to ``target``; ``search`` settings (see ``SEARCH_SETTINGS``) are recorded over any it had."""
+    """Copy ``source`` to ``target``; ``search`` settings (``c_puct``, ``rollout_weight``) are recorded over any it had."""
     policy, metadata = load_checkpoint(source)
     if search:
         metadata = {**metadata, "search": {**metadata.get("search", {}), **search}}

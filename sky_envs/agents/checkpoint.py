@@ -40,13 +40,13 @@ from typing import Any
 import numpy as np
 
 from sky_envs.agents.network import build_policy, check_size, normalize_spec
+from sky_envs.agents.search import search_setting_error
 
 FORMAT = "sky_envs.policy/2"
 MAX_FILE_BYTES = 64 * 2**20
 MAX_UNPACKED_BYTES = 256 * 2**20
 REQUIRED = {"env_id": str, "env_options": dict, "observation_shape": list, "num_actions": int, "network": dict}
 OPTIONAL = {"training": dict, "rating": dict, "search": dict}
-SEARCH_SETTINGS = ("rollout_weight", "c_puct")  # what ``search`` may set for :class:`~sky_envs.agents.search.SearchAgent`
 WEIGHTS_DTYPES = ("float32", "float16")
 
 
@@ -172,8 +172,7 @@ def _check_metadata(metadata: dict, where: str) -> None:
     if not all(isinstance(key, str) for key in metadata["env_options"]):
         raise CheckpointError(f"{where} is damaged: env_options must map option names to values")
     for key, value in metadata.get("search", {}).items():
-        number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-        if key not in SEARCH_SETTINGS or not number or not (0 <= value <= 1 if key == "rollout_weight" else value > 0):
+        if search_setting_error(key, value) is not None:
             raise CheckpointError(f"{where} is damaged: metadata 'search' holds {key}={value!r:.40}; expected "
                                   "rollout_weight in [0, 1] and a positive c_puct")
     try:

@@ -4,18 +4,19 @@ Each simulation walks the tree from the root by ``Q + c * P * sqrt(N) / (1 + n)`
 ``P`` is the network's prior for an action, ``Q`` the mean value of its subtree for the
 seat that chooses it and ``n`` its visit count, until it reaches a position the tree has not
 seen; the network then gives that position's priors and value (no random rollout). A
-finished game backs up its true returns.
-
-``rollout_weight`` λ > 0 mixes the network's value with the result of one random playout
-from the leaf, ``(1 - λ) v + λ z`` (AlphaGo's mixing): where a value head is still a poor
-judge, a playout's unbiased (if noisy) verdict adds what it misses, at the price of a
-playout per simulation. Measured on Sky Scrapers' shipped network, 100 simulations against
-MCTS with 400 (200 games): λ = 0 scores 0.32, λ = 0.5 0.51. A checkpoint records the λ it
-plays best with (``metadata["search"]``, see ``training.ship``). Where the game names the moves that win at once
+finished game backs up its true returns. Where the game names the moves that win at once
 (``state.winning_actions()``, perfect information only), a position that has one is valued
 as the win it is and its priors go to those moves: the search sees a one-move win, and the
 move that allows the opponent one, at the first visit instead of after the network has
 learnt to guess it.
+
+``rollout_weight`` λ > 0 mixes the network's value with the result of one random playout
+from the leaf, ``(1 - λ) v + λ z`` (AlphaGo's mixing; not where the value is a known win):
+where a value head is still a poor judge, a playout's unbiased (if noisy) verdict adds what
+it misses, at the price of a playout per simulation. Measured on Sky Scrapers' shipped
+network, 100 simulations against MCTS with 400 (200 games): λ = 0 scores 0.32, λ = 0.5
+0.51. A checkpoint records the settings it plays best with (``metadata["search"]``, see
+``training.ship``); :func:`search_setting_error` says which values those may take.
 
 Values are kept per seat, so a node's chooser is whoever decides there: this serves 2 to 4
 seats and turns made of several decisions. The network's value is for the seat to decide
@@ -39,6 +40,17 @@ import numpy as np
 from sky_envs.agents.base import Agent
 from sky_envs.agents.mcts import random_playout
 from sky_envs.core.state import GameState
+
+
+def search_setting_error(name: str, value) -> str | None:
+    """Why ``value`` cannot be the search setting ``name`` (what a checkpoint may record:
+    ``c_puct``, ``rollout_weight``), or None where it can."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if name == "c_puct":
+        return None if number and value > 0 else f"c_puct must be a positive number, got {value!r}"
+    if name == "rollout_weight":
+        return None if number and 0 <= value <= 1 else f"rollout_weight must be a number in [0, 1], got {value!r}"
+    return f"{name!r} is no search setting: expected c_puct or rollout_weight"
 
 
 class Node:
@@ -86,11 +98,9 @@ class PUCTSearch:
             if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
         self.leaves_per_call = int(leaves_per_call)
-        if not c_puct > 0:
-            raise ValueError(f"c_puct must be positive, got {c_puct!r}")
-        if isinstance(rollout_weight, bool) or not isinstance(rollout_weight, (int, float)) \
-                or not 0.0 <= rollout_weight <= 1.0:
-            raise ValueError(f"rollout_weight must be a number in [0, 1], got {rollout_weight!r}")
+        for name, value in (("c_puct", c_puct), ("rollout_weight", rollout_weight)):
+            if (error := search_setting_error(name, value)) is not None:
+                raise ValueError(error)
         self.rollout_weight = float(rollout_weight)
         self.evaluate = evaluator
         self.simulations = int(simulations)

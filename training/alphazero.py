@@ -50,6 +50,7 @@ from training.evaluate import evaluate_policy
 from training.actors import advance
 from training.run_folder import atomic_write
 from training.tournament import quick_scores
+from training.warm_start import initial_weights, load_initial_weights
 
 
 class ReplayBuffer:
@@ -112,6 +113,8 @@ class ExpertIterationRun:
         torch.manual_seed(self.seed)
         self.rng = np.random.default_rng(self.seed)
         self.policy = build_policy(config["policy"], self.game.observation_shape, self.game.num_actions)
+        self.initial = initial_weights(config)  # fine-tuning (train.init_from); a resume loads its own weights
+        load_initial_weights(self.policy, self.initial)
         self.optimizer = torch.optim.AdamW(self.policy.parameters(), lr=self.settings["learning_rate"],
                                            weight_decay=self.settings["weight_decay"])
         self.buffer = ReplayBuffer(self.settings["buffer_size"], self.game.num_actions)
@@ -129,7 +132,8 @@ class ExpertIterationRun:
         s = self.settings
         self.policy.set_training_mode(False)
         search = PUCTSearch(NetworkEvaluator(self.policy), s["simulations"], s["c_puct"], rng=self.rng,
-                            root_noise=True, noise_fraction=s["noise_fraction"], noise_alpha=s["noise_alpha"])
+                            root_noise=True, noise_fraction=s["noise_fraction"], noise_alpha=s["noise_alpha"],
+                            rollout_weight=s["rollout_weight"])
         games = [self.game.new_initial_state(self.rng) for _ in range(s["parallel_games"])]
         opponent_of, searched_seat = self.pick_opponents(len(games))
 
@@ -231,7 +235,8 @@ class ExpertIterationRun:
     def metadata(self) -> dict:
         return policy_metadata(self.game, self.options, self.config["policy"], algorithm="alphazero expert iteration",
                                steps=int(self.steps_done), iterations=self.iteration, seed=self.seed,
-                               wall_clock_s=round(self.seconds, 1), command=self.command)
+                               wall_clock_s=round(self.seconds, 1), command=self.command,
+                               **({"init_from": self.initial[1]} if self.initial else {}))
 
     def save(self) -> None:
         """Everything a resume needs, each file written atomically, the run state last."""

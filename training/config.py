@@ -22,6 +22,7 @@ DEFAULTS: dict[str, Any] = {
         "checkpoint_every": 20_000,  # steps between checkpoints, pool updates and quick evaluations
         "quick_eval_games": 20,     # games against each baseline at every checkpoint
         "torch_threads": 1,         # small networks: more threads only contend (measured)
+        "init_from": None,          # a checkpoint whose weights the network starts from (fine-tuning); None: random
     },
     # MaskablePPO's arguments; a rollout is n_envs * n_steps learner steps (4096 here), trained
     # on in n_epochs passes of batch_size: two passes of large batches keep the update from
@@ -46,6 +47,7 @@ DEFAULTS: dict[str, Any] = {
         "learning_rate": 1.0e-3,
         "weight_decay": 1.0e-4,
         "replay_ratio": 4.0,        # samples trained on per new decision recorded
+        "rollout_weight": 0.0,      # λ: leaf values are (1-λ)·network value + λ·one random playout's result
         "opponents": {},            # share of the games a baseline plays all seats but the learner's, e.g. {greedy: 0.25}
     },
     "pool": {
@@ -111,6 +113,7 @@ def _finish(config: dict, overrides: dict) -> dict:
 
 def validate(config: dict) -> None:
     from sky_envs.agents.network import normalize_spec
+    from sky_envs.agents.search import search_setting_error
 
     train, pool = config["train"], config["pool"]
     if train["algorithm"] not in ("ppo", "alphazero"):
@@ -127,6 +130,13 @@ def validate(config: dict) -> None:
             or sum(opponents.values()) > 1:
         raise ValueError(f"alphazero.opponents must map baseline names (random, greedy) to shares of the games "
                          f"(each >= 0, together <= 1), got {opponents!r}")
+    init_from = train["init_from"]
+    if init_from is not None and (not isinstance(init_from, str) or not init_from):
+        raise ValueError(f"train.init_from must be the path of a checkpoint file (or null), got {init_from!r}")
+    for key in ("c_puct", "rollout_weight"):
+        error = search_setting_error(key, config["alphazero"][key])
+        if error:
+            raise ValueError(f"alphazero.{error}")
     if train["processes"] > train["n_envs"]:
         raise ValueError(f"train.processes ({train['processes']}) cannot exceed train.n_envs ({train['n_envs']}): "
                          "every process plays at least one game")

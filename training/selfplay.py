@@ -41,6 +41,7 @@ from training.run_folder import CHECKPOINTS, MODEL, STATE, atomic_write, read_st
 from training.seat_buffer import PerSeatRolloutBuffer
 from training.signals import deferred_interrupts, interrupts_as_keyboard
 from training.tournament import quick_scores
+from training.warm_start import initial_weights, load_initial_weights
 
 
 class SelfPlayRun:
@@ -67,6 +68,7 @@ class SelfPlayRun:
         self.seconds = 0.0  # wall-clock time of the rollouts and updates done (across resumes)
         self.quick_evals: list[dict] = []
         self.model = None
+        self.initial = initial_weights(config)  # fine-tuning (train.init_from); a resume loads its own weights
         self.command = ""  # the command line that started the run (and resumed it), recorded in checkpoints
         self.decision_seconds: dict[str, float] = {}  # opponents' time deciding, by name (one process only)
 
@@ -81,9 +83,11 @@ class SelfPlayRun:
     def _new_model(self, vec):
         from sb3_contrib import MaskablePPO
 
-        return MaskablePPO("MlpPolicy", vec, seed=self.seed, device="cpu", verbose=0,
-                           tensorboard_log=str(self.run_dir / "tb"), policy_kwargs=self._policy_kwargs(),
-                           rollout_buffer_class=PerSeatRolloutBuffer, **self.config["ppo"])
+        model = MaskablePPO("MlpPolicy", vec, seed=self.seed, device="cpu", verbose=0,
+                            tensorboard_log=str(self.run_dir / "tb"), policy_kwargs=self._policy_kwargs(),
+                            rollout_buffer_class=PerSeatRolloutBuffer, **self.config["ppo"])
+        load_initial_weights(model.policy, self.initial)
+        return model
 
     # the network: these two methods are the only places that read config["policy"]
     def _policy_kwargs(self) -> dict:
@@ -92,7 +96,7 @@ class SelfPlayRun:
     def metadata(self) -> dict:
         return policy_metadata(self.game, self.options, self.config["policy"], algorithm="MaskablePPO self-play",
                                steps=int(self.steps_done), seed=self.seed, wall_clock_s=round(self.seconds, 1),
-                               command=self.command)
+                               command=self.command, **({"init_from": self.initial[1]} if self.initial else {}))
 
     # ------------------------------------------------------------ checkpoints
     def save(self, model, vec, checkpoint: bool) -> Path | None:

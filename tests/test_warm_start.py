@@ -1,0 +1,100 @@
+"""train.init_from (both learners start from a checkpoint's weights) and alphazero's search settings."""
+
+import pytest
+import torch
+
+from sky_envs.agents import load_checkpoint
+from sky_envs.agents.checkpoint import CheckpointError
+from training import alphazero
+from training.alphazero import ExpertIterationRun
+from training.config import load_config
+from training.selfplay import SelfPlayRun
+from training.train import main as train_main
+from training_support import SMALL_NETWORK, quiet, tiny_config
+
+AZ = {"train.algorithm": "alphazero", "train.timesteps": 40, "train.checkpoint_every": 40,
+      "alphazero.simulations": 4, "alphazero.parallel_games": 2, "alphazero.batch_size": 8}
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory):
+    """A checkpoint from a tiny PPO run on the shared tiny config."""
+    run_dir = tmp_path_factory.mktemp("source")
+    run = SelfPlayRun(tiny_config(**{"train.timesteps": 64, "train.checkpoint_every": 64}), run_dir,
+                      progress=False, log=quiet)
+    return run.train()
+
+
+def same_weights(policy, path) -> bool:
+    loaded, _ = load_checkpoint(path)
+    theirs = loaded.state_dict()
+    return all(torch.equal(tensor, theirs[name]) for name, tensor in policy.state_dict().items())
+
+
+def test_expert_iteration_starts_from_the_checkpoint_and_names_it(tmp_path, source):
+    run = ExpertIterationRun(tiny_config(**AZ, **{"train.init_from": str(source)}), tmp_path, progress=False, log=quiet)
+    assert same_weights(run.policy, source)
+    final = run.train()
+    _, metadata = load_checkpoint(final)
+    _, source_metadata = load_checkpoint(source)
+    init = metadata["training"]["init_from"]
+    assert init == {"file": str(source), "sha256": source_metadata["sha256"], "training": source_metadata["training"]}
+
+
+def test_ppo_starts_from_the_checkpoint_and_names_it(tmp_path, source):
+    run = SelfPlayRun(tiny_config(**{"train.init_from": str(source)}), tmp_path, progress=False, log=quiet)
+    vec = run._make_vec_env()
+    try:
+        assert same_weights(run._new_model(vec).policy, source)
+    finally:
+        vec.close()
+    final = run.train()
+    _, metadata = load_checkpoint(final)
+    assert metadata["training"]["init_from"]["file"] == str(source)
+    assert "init_from" not in load_checkpoint(source)[1]["training"]  # a run from scratch names none
+
+
+def test_a_checkpoint_that_does_not_fit_the_run_is_refused(tmp_path, source):
+    with pytest.raises(CheckpointError, match="holds the network .* but the config's policy is"):
+        SelfPlayRun(tiny_config(**{"train.init_from": str(source), "policy": {**SMALL_NETWORK, "hidden": [16]}}),
+                    tmp_path, progress=False, log=quiet)
+    with pytest.raises(CheckpointError, match="is a sky_scrapers_v0 policy, not one for skybridge_v0"):
+        ExpertIterationRun(tiny_config(**AZ, **{"train.init_from": str(source), "env.id": "skybridge_v0",
+                                                "env.options": {}}), tmp_path, progress=False, log=quiet)
+    with pytest.raises(CheckpointError, match="does not exist"):
+        SelfPlayRun(tiny_config(**{"train.init_from": str(tmp_path / "missing.pt")}), tmp_path, progress=False, log=quiet)
+
+
+def test_the_cli_reports_a_bad_init_from_as_a_usage_error(tmp_path, capsys):
+    config = tmp_path / "bad.yaml"
+    config.write_text(f"env: {{id: sky_scrapers_v0}}\ntrain: {{init_from: {tmp_path / 'missing.pt'}}}\n")
+    with pytest.raises(SystemExit) as stop:
+        train_main(["--config", str(config), "--run-dir", str(tmp_path / "run")])
+    assert stop.value.code == 2 and "does not exist" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("train.init_from", 3, "train.init_from must be the path of a checkpoint file"),
+    ("train.init_from", "", "train.init_from must be the path of a checkpoint file"),
+    ("alphazero.rollout_weight", 1.5, r"alphazero.rollout_weight must be a number in \[0, 1\]"),
+    ("alphazero.rollout_weight", True, r"alphazero.rollout_weight must be a number in \[0, 1\]"),
+    ("alphazero.c_puct", 0, "alphazero.c_puct must be a positive number"),
+])
+def test_bad_settings_are_refused(key, value, message):
+    with pytest.raises(ValueError, match=message):
+        load_config(None, **{"env.id": "sky_scrapers_v0", key: value})
+
+
+def test_self_play_searches_with_the_configured_rollout_weight(tmp_path, monkeypatch):
+    seen = []
+
+    class Recording(alphazero.PUCTSearch):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            seen.append(self.rollout_weight)
+
+    monkeypatch.setattr(alphazero, "PUCTSearch", Recording)
+    run = ExpertIterationRun(tiny_config(**AZ, **{"alphazero.rollout_weight": 0.25}), tmp_path, progress=False,
+                             log=quiet)
+    run.train()
+    assert seen and set(seen) == {0.25}

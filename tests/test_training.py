@@ -137,3 +137,56 @@ def test_a_match_shared_among_processes_gives_the_result_of_one():
     one = match("sky_scrapers_v0", options, a, b, 6, seed=3)
     two = match("sky_scrapers_v0", options, a, b, 6, seed=3, workers=2)
     assert one == two and one.games == 6
+
+
+def _children(pid: int) -> list[int]:
+    from pathlib import Path
+
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the process ended while we looked
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _running(pid: int) -> bool:
+    from pathlib import Path
+
+    try:  # a zombie has ended: only its exit status waits to be collected
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not __import__("os").path.isdir("/proc/self"), reason="reads processes from /proc (Linux)")
+def test_sigterm_stops_an_evaluation_and_its_worker_processes():
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    process = subprocess.Popen([sys.executable, "-m", "training.evaluate", "--env", "sky_scrapers_v0", "--agents",
+                                "mcts@400", "greedy", "--games", "400", "--workers", "2"], cwd=root,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_children(process.pid)) < 2 and time.monotonic() < deadline:  # the pool's workers started
+            time.sleep(0.2)
+        workers = _children(process.pid)
+        assert len(workers) >= 2, "the evaluation started no worker processes"
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 128 + signal.SIGTERM
+        assert "evaluation stopped by signal SIGTERM" in process.stderr.read()
+        deadline = time.monotonic() + 10
+        while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_running(pid) for pid in workers), "worker processes outlived the evaluation"
+    finally:
+        process.kill()
+        process.wait()

@@ -8,7 +8,8 @@ checkpoint files (``policy.pt``; ``policy.pt@200`` plays PUCT search with 200 si
 checked against the env before any game is played. ``--pairings A:B[:GAMES] ...``
 plays only those pairings (names as in the table), each ``--games`` or GAMES games; ``--workers N`` shares each
 pairing's games among N processes (the same results as one). Prints the table and writes
-``evaluation.{json,csv,png}`` into ``--out``. ``--save-games DIR`` writes every game as a replay
+``evaluation.{json,csv,png}`` into ``--out``. Ctrl-C or SIGTERM stops every game, worker
+processes included, and exits with 128 + the signal's number without a report. ``--save-games DIR`` writes every game as a replay
 file into DIR (watch one with ``python -m sky_envs.replay FILE``).
 """
 
@@ -23,6 +24,7 @@ from sky_envs.agents import BASELINES, make_agent
 from sky_envs.core.registry import canonical_id, make_game
 from training.config import load_config
 from training.report import build_report, format_table, write_report
+from training.signals import TrainingInterrupted, interrupts_as_keyboard
 from training.tournament import round_robin
 
 
@@ -102,8 +104,13 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError("--workers must be >= 1")
     except ValueError as error:
         parser.error(str(error))
-    results = round_robin(env_id, options, entries, args.games, seed=args.seed, pairings=pairings, workers=args.workers,
-                          save_games=args.save_games)
+    try:
+        with interrupts_as_keyboard():  # SIGTERM too stops the games and their worker processes
+            results = round_robin(env_id, options, entries, args.games, seed=args.seed, pairings=pairings,
+                                  workers=args.workers, save_games=args.save_games)
+    except TrainingInterrupted as stop:
+        print(f"evaluation stopped by {stop}: no report written", file=sys.stderr)
+        return 128 + stop.signum
     played = [name for name in entries if any(name in (r.a, r.b) for r in results)]  # rated: who played
     anchor = "random" if "random" in played else played[0]
     report = build_report(env_id, options, played, results, anchor)

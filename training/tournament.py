@@ -71,16 +71,19 @@ def match(env_id: str, options: dict, a: tuple[str, Agent], b: tuple[str, Agent]
     ``save_games``: a folder that receives one replay file per game (``A-vs-B-game0003.json``).
 
     Every game re-seeds the agents, so ``workers`` processes (each playing a share of the
-    games on copies of the agents) give exactly the result of one.
+    games on copies of the agents) give exactly the result of one. An exception in the
+    caller's process while they play (Ctrl-C, or SIGTERM under
+    :func:`training.signals.interrupts_as_keyboard`) terminates them: none outlives the match.
     """
     if workers > 1 and games > 1:
         import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
 
         bounds = np.linspace(0, games, min(workers, games) + 1).astype(int)
-        with ProcessPoolExecutor(len(bounds) - 1, mp_context=multiprocessing.get_context("spawn")) as pool:
-            parts = list(pool.map(_match_range, *zip(*[(env_id, options, a, b, lo, hi, seed, save_games)
-                                                       for lo, hi in zip(bounds[:-1], bounds[1:])])))
+        # a multiprocessing Pool, not concurrent.futures: leaving its block terminates the
+        # workers, where an executor would wait for each to finish its whole share
+        with multiprocessing.get_context("spawn").Pool(len(bounds) - 1) as pool:
+            parts = pool.starmap(_match_range, [(env_id, options, a, b, lo, hi, seed, save_games)
+                                                for lo, hi in zip(bounds[:-1], bounds[1:])])
         return PairResult(a[0], b[0], *(sum(getattr(p, k) for p in parts) for k in ("wins", "draws", "losses")))
     return _match_range(env_id, options, a, b, 0, games, seed, save_games)
 

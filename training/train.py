@@ -21,7 +21,7 @@ from pathlib import Path
 from training.alphazero import ExpertIterationRun
 from training.config import load_config, resumed_config
 from training.selfplay import SelfPlayRun, default_run_dir
-from training.signals import TrainingInterrupted
+from training.signals import TrainingInterrupted, interrupts_as_keyboard
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,7 +63,12 @@ def main(argv: list[str] | None = None) -> int:
     except TrainingInterrupted as stop:  # Ctrl-C or SIGTERM: the run saved itself and said how to resume
         return 128 + stop.signum
     if not args.no_eval:
-        run.evaluate(final)
+        try:
+            with interrupts_as_keyboard():  # SIGTERM too stops the games and their worker processes
+                run.evaluate(final)
+        except TrainingInterrupted as stop:  # the run is saved: only the report is missing
+            print(f"evaluation stopped by {stop}: evaluate {final} with python -m training.evaluate", file=sys.stderr)
+            return 128 + stop.signum
     return 0
 
 

@@ -45,12 +45,12 @@ def test_greedy_beats_random_at_sky_scrapers():
 
 def test_mcts_beats_random_at_sky_scrapers():
     wins = 0
-    for game in range(4):
+    for game in range(12):  # MCTS-40 scores ~0.9 against random (60 games): 9 of 12 leaves room
         seat = game % 2
         agents = [RandomAgent(seed=game), RandomAgent(seed=game)]
         agents[seat] = MCTSAgent(simulations=40, seed=game)
         wins += play("sky_scrapers_v0", agents, seed=game)[seat] > 0
-    assert wins >= 3
+    assert wins >= 9
 
 
 def test_mcts_takes_an_immediate_win():

@@ -124,3 +124,22 @@ def test_infos_name_the_winners_at_the_end(env_id):
             assert winners == env.unwrapped.game_state.info()["winners"]
             positive = [i for i, agent in enumerate(env.possible_agents) if env.rewards[agent] > 0]
             assert set(positive) <= set(winners)
+
+
+@pytest.mark.parametrize("env_id", BUILTIN)
+def test_random_playouts_play_only_legal_moves_to_the_end(env_id):
+    for state in random_states(env_id, 4, max_steps=60):
+        assert sorted(int(a) for a in state._playout_actions()) == state.legal_actions().tolist()
+    game = sky_envs.make_game(env_id)
+    start = game.new_initial_state(np.random.default_rng(1))
+    ends = []
+    for seed in (7, 7, 8):
+        world = start.clone()
+        returns = world.random_playout(np.random.default_rng(seed))
+        assert world.current_player < 0 and np.array_equal(returns, world.returns() if world.is_terminal()
+                                                           else np.zeros(game.num_players))
+        ends.append(world.to_text())
+    assert ends[0] == ends[1], "the same generator state plays the same playout"
+    cut = start.clone()
+    assert not cut.random_playout(np.random.default_rng(0), max_plies=3).any() and cut.current_player >= 0
+    assert start.current_player >= 0  # playouts change only the state they run on

@@ -84,17 +84,4 @@ class MCTSAgent(Agent):
         return int(legal[best[rng.integers(best.size)]])
 
     def _rollout(self, world: GameState, rng: np.random.Generator) -> np.ndarray:
-        return random_playout(world, rng, self.max_rollout)
-
-
-def random_playout(world: GameState, rng: np.random.Generator, max_plies: int | None = None) -> np.ndarray:
-    """Play ``world`` to the end with uniformly random legal actions (it is changed):
-    every seat's return, zeros for a draw, a truncated game or one cut at ``max_plies``."""
-    plies = 0
-    while world.current_player >= 0:
-        if max_plies is not None and plies >= max_plies:
-            return np.zeros(world.num_players)
-        legal = world.legal_actions()
-        world._apply(int(legal[rng.integers(legal.size)]))
-        plies += 1
-    return world.returns() if world.is_terminal() else np.zeros(world.num_players)
+        return world.random_playout(rng, self.max_rollout)

@@ -38,7 +38,6 @@ import math
 import numpy as np
 
 from sky_envs.agents.base import Agent
-from sky_envs.agents.mcts import random_playout
 from sky_envs.core.state import GameState
 
 
@@ -171,7 +170,7 @@ class PUCTSearch:
             value = np.full(world.num_players, -leaf.value)
             value[leaf.player] = leaf.value
             if self.rollout_weight and not leaf.exact:  # the network's guess mixed with one game played out
-                value = (1.0 - self.rollout_weight) * value + self.rollout_weight * random_playout(world.clone(), self.rng)
+                value = (1.0 - self.rollout_weight) * value + self.rollout_weight * world.clone().random_playout(self.rng)
             self._backup(path, value, virtual_loss=leaves > 1)
 
     def _descend(self, state: GameState, root: Node, hidden: bool, pending: list, virtual_loss: bool) -> None:

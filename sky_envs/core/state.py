@@ -22,8 +22,10 @@ Invariants every state keeps (the generic env, the agents and the tests rely on 
 from __future__ import annotations
 
 import copy
+import random
 import reprlib
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -214,6 +216,28 @@ class GameState(ABC):
         if not mask.flags.writeable:
             self._legal_cache = (mask, actions)
         return actions
+
+    def random_playout(self, rng: np.random.Generator, max_plies: int | None = None) -> np.ndarray:
+        """Plays this state to the end with uniformly random legal actions (the state is
+        changed; search plays out a clone): every seat's return, zeros for a draw, a truncated
+        game or one cut at ``max_plies``. The rollouts of MCTS and of PUCT's playout mixing.
+
+        One draw from ``rng`` seeds the playout; each ply then picks with Python's own
+        generator, a tenth of the cost of a numpy draw, which is most of a short ply."""
+        pick = random.Random(int(rng.integers(1 << 62))).random
+        plies = 0
+        while self.current_player >= 0:
+            if max_plies is not None and plies >= max_plies:
+                return np.zeros(self.num_players)
+            legal = self._playout_actions()
+            self._apply(int(legal[int(pick() * len(legal))]))
+            plies += 1
+        return self.returns() if self.is_terminal() else np.zeros(self.num_players)
+
+    def _playout_actions(self) -> Sequence[int]:
+        """The legal actions in any fixed order, as cheaply as the game has them (a random
+        playout asks at every ply); games with a cached list of their moves override this."""
+        return self.legal_actions()
 
     def winning_actions(self) -> np.ndarray | None:
         """Legal actions that win the game at once for the seat to move (ascending int64),

@@ -190,6 +190,9 @@ class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
     def legal_mask(self) -> np.ndarray:
         return mask_from_actions(self._legal_list(), self.layout.N)
 
+    def _playout_actions(self) -> list[int]:
+        return self._legal_list()  # a random playout needs no sorted array: a third of its time
+
     def legal_actions(self) -> np.ndarray:
         legal = self._legal_list()
         cached = self._actions_of

@@ -98,3 +98,18 @@ def test_self_play_searches_with_the_configured_rollout_weight(tmp_path, monkeyp
                              log=quiet)
     run.train()
     assert seen and set(seen) == {0.25}
+
+
+def test_the_cli_option_overrides_the_config_and_is_refused_with_resume(tmp_path, source, capsys):
+    config = tmp_path / "tiny.yaml"
+    config.write_text("env: {id: sky_scrapers_v0, options: {board: square, rows: 4, cols: 4, positioning: random}}\n"
+                      "train: {timesteps: 64, n_envs: 2, checkpoint_every: 64, quick_eval_games: 2}\n"
+                      "ppo: {n_steps: 32, batch_size: 32, n_epochs: 1}\n"
+                      "policy: {kind: mlp, hidden: [32], activation: relu}\n")
+    run_dir = tmp_path / "run"
+    assert train_main(["--config", str(config), "--run-dir", str(run_dir), "--init-from", str(source),
+                       "--no-eval", "--no-progress"]) == 0
+    assert load_checkpoint(run_dir / "final.pt")[1]["training"]["init_from"]["file"] == str(source)
+    with pytest.raises(SystemExit) as stop:
+        train_main(["--resume", str(run_dir), "--init-from", str(source)])
+    assert stop.value.code == 2 and "--init-from starts a new run" in capsys.readouterr().err

@@ -4,6 +4,7 @@ alphazero``), then evaluate it against the baselines.
     python -m training.train --config configs/sky_scrapers.yaml
     python -m training.train --config configs/sky_scrapers.yaml --timesteps 20000 --run-dir runs/demo
     python -m training.train --resume runs/demo          # continue an interrupted run
+    python -m training.train --config configs/golden_rush_finetune.yaml --init-from my_policy.pt  # fine-tune
 
 Ends with an evaluation table (ratings and pairings) and writes the report files into the
 run folder. Ctrl-C or SIGTERM saves the run so that ``--resume`` continues it (the command
@@ -31,6 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in this folder")
     parser.add_argument("--timesteps", type=int, help="override train.timesteps")
     parser.add_argument("--eval-games", type=int, help="override eval.games (games per pairing)")
+    parser.add_argument("--init-from", metavar="CHECKPOINT",
+                        help="override train.init_from: start the network from this checkpoint's weights")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--no-eval", action="store_true",
                         help="skip the final evaluation (e.g. to evaluate separately with training.evaluate)")
@@ -41,6 +44,10 @@ def main(argv: list[str] | None = None) -> int:
         overrides["train.timesteps"] = args.timesteps
     if args.eval_games is not None:
         overrides["eval.games"] = args.eval_games
+    if args.init_from is not None:
+        if args.resume:
+            parser.error("--init-from starts a new run; a resumed run continues from its own weights")
+        overrides["train.init_from"] = args.init_from
     try:
         if args.resume:
             state_file = Path(args.resume) / "run_state.json"

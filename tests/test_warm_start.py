@@ -113,3 +113,24 @@ def test_the_cli_option_overrides_the_config_and_is_refused_with_resume(tmp_path
     with pytest.raises(SystemExit) as stop:
         train_main(["--resume", str(run_dir), "--init-from", str(source)])
     assert stop.value.code == 2 and "--init-from starts a new run" in capsys.readouterr().err
+
+
+def test_a_resumed_run_keeps_its_sources_record_when_the_file_has_gone(tmp_path, source):
+    import shutil
+
+    copy = tmp_path / "source.pt"
+    shutil.copy(source, copy)
+    config = tiny_config(**{**AZ, "train.init_from": str(copy), "train.timesteps": 80})
+    ExpertIterationRun(config, tmp_path / "run", progress=False, log=quiet).train(callback=lambda run: False)
+    recorded = load_checkpoint(tmp_path / "run" / "final.pt")[1]["training"]["init_from"]
+    copy.unlink()  # a resume neither needs the file nor forgets where the weights came from
+    resumed = ExpertIterationRun(config, tmp_path / "run", progress=False, log=quiet)
+    final = resumed.train(resume=True)
+    assert resumed.steps_done >= 80 and load_checkpoint(final)[1]["training"]["init_from"] == recorded
+
+    ppo_config = tiny_config(**{"train.init_from": str(source)})
+    SelfPlayRun(ppo_config, tmp_path / "ppo", progress=False, log=quiet).train()
+    recorded = load_checkpoint(tmp_path / "ppo" / "final.pt")[1]["training"]["init_from"]
+    resumed = SelfPlayRun(tiny_config(**{"train.init_from": str(copy), "train.timesteps": 512}), tmp_path / "ppo",
+                          progress=False, log=quiet)
+    assert load_checkpoint(resumed.train(resume=True))[1]["training"]["init_from"] == recorded

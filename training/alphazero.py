@@ -50,7 +50,7 @@ from training.evaluate import evaluate_policy
 from training.actors import advance
 from training.run_folder import atomic_write
 from training.tournament import quick_scores
-from training.warm_start import initial_weights, load_initial_weights
+from training.warm_start import initial_weights
 
 
 class ReplayBuffer:
@@ -113,8 +113,9 @@ class ExpertIterationRun:
         torch.manual_seed(self.seed)
         self.rng = np.random.default_rng(self.seed)
         self.policy = build_policy(config["policy"], self.game.observation_shape, self.game.num_actions)
-        self.initial = initial_weights(config)  # fine-tuning (train.init_from); a resume loads its own weights
-        load_initial_weights(self.policy, self.initial)
+        weights, self.init_from = initial_weights(config, run_dir)  # fine-tuning (train.init_from)
+        if weights is not None:
+            self.policy.load_state_dict(weights)
         self.optimizer = torch.optim.AdamW(self.policy.parameters(), lr=self.settings["learning_rate"],
                                            weight_decay=self.settings["weight_decay"])
         self.buffer = ReplayBuffer(self.settings["buffer_size"], self.game.num_actions)
@@ -236,7 +237,7 @@ class ExpertIterationRun:
         return policy_metadata(self.game, self.options, self.config["policy"], algorithm="alphazero expert iteration",
                                steps=int(self.steps_done), iterations=self.iteration, seed=self.seed,
                                wall_clock_s=round(self.seconds, 1), command=self.command,
-                               **({"init_from": self.initial[1]} if self.initial else {}))
+                               **({"init_from": self.init_from} if self.init_from else {}))
 
     def save(self) -> None:
         """Everything a resume needs, each file written atomically, the run state last."""
@@ -256,7 +257,7 @@ class ExpertIterationRun:
                  "steps_done": int(self.steps_done), "iteration": self.iteration, "seconds": self.seconds,
                  "rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state().tolist(),
                  "checkpoints": [os.path.relpath(p, self.run_dir) for p in self.checkpoints],
-                 "command": self.command,
+                 "command": self.command, "init_from": self.init_from,
                  "quick_evals": self.quick_evals, "replay": sorted(keep)}
         text = json.dumps(state, indent=2).encode()
         atomic_write(self.run_dir / "run_state.json", lambda handle: handle.write(text))
@@ -284,6 +285,7 @@ class ExpertIterationRun:
         if state.get("command") and self.command:  # the run's whole history: started, then resumed
             self.command = f"{state['command']} ; {self.command}"
         self.quick_evals = list(state["quick_evals"])
+        self.init_from = state.get("init_from")
         for path in self.run_dir.glob("*.tmp"):  # left by a process killed while saving
             path.unlink()
         for name in state["replay"]:

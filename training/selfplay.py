@@ -41,7 +41,7 @@ from training.run_folder import CHECKPOINTS, MODEL, STATE, atomic_write, read_st
 from training.seat_buffer import PerSeatRolloutBuffer
 from training.signals import deferred_interrupts, interrupts_as_keyboard
 from training.tournament import quick_scores
-from training.warm_start import initial_weights, load_initial_weights
+from training.warm_start import initial_weights
 
 
 class SelfPlayRun:
@@ -68,7 +68,7 @@ class SelfPlayRun:
         self.seconds = 0.0  # wall-clock time of the rollouts and updates done (across resumes)
         self.quick_evals: list[dict] = []
         self.model = None
-        self.initial = initial_weights(config)  # fine-tuning (train.init_from); a resume loads its own weights
+        self.init_weights, self.init_from = initial_weights(config, run_dir)  # fine-tuning (train.init_from)
         self.command = ""  # the command line that started the run (and resumed it), recorded in checkpoints
         self.decision_seconds: dict[str, float] = {}  # opponents' time deciding, by name (one process only)
 
@@ -86,7 +86,8 @@ class SelfPlayRun:
         model = MaskablePPO("MlpPolicy", vec, seed=self.seed, device="cpu", verbose=0,
                             tensorboard_log=str(self.run_dir / "tb"), policy_kwargs=self._policy_kwargs(),
                             rollout_buffer_class=PerSeatRolloutBuffer, **self.config["ppo"])
-        load_initial_weights(model.policy, self.initial)
+        if self.init_weights is not None:
+            model.policy.load_state_dict(self.init_weights)
         return model
 
     # the network: these two methods are the only places that read config["policy"]
@@ -96,7 +97,7 @@ class SelfPlayRun:
     def metadata(self) -> dict:
         return policy_metadata(self.game, self.options, self.config["policy"], algorithm="MaskablePPO self-play",
                                steps=int(self.steps_done), seed=self.seed, wall_clock_s=round(self.seconds, 1),
-                               command=self.command, **({"init_from": self.initial[1]} if self.initial else {}))
+                               command=self.command, **({"init_from": self.init_from} if self.init_from else {}))
 
     # ------------------------------------------------------------ checkpoints
     def save(self, model, vec, checkpoint: bool) -> Path | None:
@@ -111,7 +112,7 @@ class SelfPlayRun:
             atomic_write(self.run_dir / MODEL, model.save)
             write_state(self.run_dir, {"env_id": self.env_id, "env_options": self.options, "config": self.config,
                                        "steps_done": int(self.steps_done), "seconds": self.seconds,
-                                       "command": self.command,
+                                       "command": self.command, "init_from": self.init_from,
                                        "quick_evals": self.quick_evals},
                         vec.checkpoint_paths())
         return path
@@ -141,6 +142,7 @@ class SelfPlayRun:
             self.steps_done = int(state["steps_done"])
             self.seconds = float(state.get("seconds", 0.0))  # runs saved before it was recorded count from 0
             self.quick_evals = list(state.get("quick_evals", []))
+            self.init_from = state.get("init_from")
             if state.get("command") and self.command:  # the run's whole history: started, then resumed
                 self.command = f"{state['command']} ; {self.command}"
         elif (self.run_dir / STATE).exists():

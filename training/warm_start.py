@@ -5,21 +5,26 @@ run's env with its options, and its network is the config's ``policy``), loaded 
 new network, and the source is named in every checkpoint the run writes
 (``metadata["training"]["init_from"]``: file, SHA-256, its own training record), so a
 fine-tuned policy still says how it was made. A resumed run ignores the setting: its own
-saved weights are newer.
+saved weights are newer, and its run state keeps that record (the file may since have
+changed or gone).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from sky_envs.agents.checkpoint import CheckpointError, check_env, read_checkpoint
 from sky_envs.agents.network import normalize_spec
+from training.run_folder import STATE
 
 
-def initial_weights(config: dict) -> tuple[dict, dict] | None:
-    """``(state_dict, provenance)`` of ``config["train"]["init_from"]``, or None when it is
-    unset. Raises :class:`CheckpointError` for a file that does not fit the run."""
+def initial_weights(config: dict, run_dir: str | Path) -> tuple[dict | None, dict | None]:
+    """``(state_dict, provenance)`` of ``config["train"]["init_from"]``; ``(None, None)`` when
+    it is unset or ``run_dir`` already holds a run (which resumes from its own weights and
+    record). Raises :class:`CheckpointError` for a file that does not fit the run."""
     source = config["train"]["init_from"]
-    if source is None:
-        return None
+    if source is None or (Path(run_dir) / STATE).exists():
+        return None, None
     metadata, state_dict = read_checkpoint(source)
     where = f"train.init_from checkpoint {str(source)!r}"
     check_env(where, metadata, config["env"]["id"], config["env"]["options"])
@@ -31,10 +36,4 @@ def initial_weights(config: dict) -> tuple[dict, dict] | None:
     return {name: tensor.float() for name, tensor in state_dict.items()}, provenance
 
 
-def load_initial_weights(policy, weights: tuple[dict, dict] | None) -> None:
-    """Puts the weights of :func:`initial_weights` into ``policy`` (nothing when None)."""
-    if weights is not None:
-        policy.load_state_dict(weights[0])
-
-
-__all__ = ["initial_weights", "load_initial_weights"]
+__all__ = ["initial_weights"]

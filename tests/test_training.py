@@ -139,6 +139,20 @@ def test_a_match_shared_among_processes_gives_the_result_of_one():
     assert one == two and one.games == 6
 
 
+def test_game_g_of_a_match_is_played_with_seed_plus_g(tmp_path):
+    """What evaluate's --seed documents: nearby seeds share start positions, seats shifted."""
+    import json
+
+    from training.tournament import match
+
+    options = TINY["env.options"]
+    a, b = ("random", make_agent("random", seed=1)), ("greedy", make_agent("greedy", seed=2))
+    match("sky_scrapers_v0", options, a, b, 3, seed=5, save_games=tmp_path)
+    replays = [json.loads(path.read_text()) for path in sorted(tmp_path.glob("*.json"))]
+    assert [replay["seed"] for replay in replays] == [5, 6, 7]
+    assert [replay["players"].index("random") for replay in replays] == [0, 1, 0]
+
+
 def _children(pid: int) -> list[int]:
     from pathlib import Path
 

@@ -11,6 +11,12 @@ pairing's games among N processes (the same results as one). Prints the table an
 ``evaluation.{json,csv,png}`` into ``--out``. Ctrl-C or SIGTERM stops every game, worker
 processes included, and exits with 128 + the signal's number without a report. ``--save-games DIR`` writes every game as a replay
 file into DIR (watch one with ``python -m sky_envs.replay FILE``).
+
+Game g of a pairing is played with seed ``--seed`` + g (its start position and the agents'
+seeds), so a run reproduces game by game, and runs whose seeds are fewer than ``--games``
+apart share start positions (``--seed 1`` plays those of ``--seed 0``'s games 1.., with the
+seats shifted by one): to confirm a choice made on one sample, play the other with a seed
+far away (``--seed 100000``).
 """
 
 from __future__ import annotations
@@ -61,7 +67,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agents", nargs="+", required=True, help="baseline names or checkpoint .pt files")
     parser.add_argument("--games", type=int, default=40, help="games per pairing")
     parser.add_argument("--mcts-simulations", type=int, default=50)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0,
+                        help="game g of every pairing is played with seed SEED + g (its start position and the "
+                             "agents' seeds), so runs with nearby seeds share start positions: samples meant to be "
+                             "independent need seeds at least --games apart (e.g. --seed 100000)")
     parser.add_argument("--out", default="evaluation", help="folder for the report files")
     parser.add_argument("--stem", default="evaluation", help="report file names: STEM.json, STEM.csv, STEM.png")
     parser.add_argument("--pairings", nargs="+", metavar="A:B[:GAMES]",

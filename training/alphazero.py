@@ -48,7 +48,7 @@ from sky_envs.agents.search import PUCTSearch
 from sky_envs.core.registry import canonical_id, make_game
 from training.evaluate import evaluate_policy
 from training.actors import advance
-from training.run_folder import atomic_write
+from training.run_folder import STATE, atomic_write
 from training.tournament import quick_scores
 from training.warm_start import initial_weights
 
@@ -260,7 +260,7 @@ class ExpertIterationRun:
                  "command": self.command, "init_from": self.init_from,
                  "quick_evals": self.quick_evals, "replay": sorted(keep)}
         text = json.dumps(state, indent=2).encode()
-        atomic_write(self.run_dir / "run_state.json", lambda handle: handle.write(text))
+        atomic_write(self.run_dir / STATE, lambda handle: handle.write(text))
         for path in replay.iterdir():  # chunks that left the buffer, and temp files of an interrupted save
             if path.name not in keep:
                 path.unlink()
@@ -268,7 +268,7 @@ class ExpertIterationRun:
     def restore(self) -> None:
         import torch
 
-        state_path = self.run_dir / "run_state.json"
+        state_path = self.run_dir / STATE
         if not state_path.is_file() or not (self.run_dir / "trainer_state.pt").is_file():
             raise ValueError(f"cannot resume: {str(self.run_dir)!r} holds no run_state.json and trainer_state.pt")
         state = json.loads(state_path.read_text())
@@ -311,7 +311,7 @@ class ExpertIterationRun:
         if resume:
             self.restore()
             self.log(f"resuming {self.env_id} at decision {self.steps_done} (iteration {self.iteration}) from {self.run_dir}")
-        elif (self.run_dir / "run_state.json").exists():
+        elif (self.run_dir / STATE).exists():
             raise ValueError(f"{str(self.run_dir)!r} already holds a run: pass resume=True (--resume) or another folder")
         else:
             self.save()  # a run interrupted in its first iteration resumes from the start

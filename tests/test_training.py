@@ -129,14 +129,18 @@ def test_a_checkpoint_for_another_board_is_refused_as_a_gym_opponent(trained):
         SingleAgentEnv("sky_scrapers_v0", opponent=str(final))  # the standard 6x6 board
 
 
-def test_a_match_shared_among_processes_gives_the_result_of_one():
-    from training.tournament import match
+def test_a_match_shared_among_processes_gives_the_result_of_one(tmp_path):
+    from training.tournament import match, read_journal, write_journal_header
 
     options = TINY["env.options"]
     a, b = ("mcts", make_agent("mcts@4", seed=1)), ("greedy", make_agent("greedy", seed=2))
     one = match("sky_scrapers_v0", options, a, b, 6, seed=3)
-    two = match("sky_scrapers_v0", options, a, b, 6, seed=3, workers=2)
+    journal = tmp_path / "games.jsonl"
+    write_journal_header(journal, {"seed": 3})
+    two = match("sky_scrapers_v0", options, a, b, 6, seed=3, workers=2, journal=journal)
     assert one == two and one.games == 6
+    known = read_journal(journal, {"seed": 3})[("mcts", "greedy")]   # every worker's games, each once
+    assert sorted(known) == list(range(6)) and sum(r > 0 for r in known.values()) == one.wins
 
 
 def test_game_g_of_a_match_is_played_with_seed_plus_g(tmp_path):
@@ -152,6 +156,70 @@ def test_game_g_of_a_match_is_played_with_seed_plus_g(tmp_path):
     assert [replay["seed"] for replay in replays] == [5, 6, 7]
     assert [replay["players"].index("random") for replay in replays] == [0, 1, 0]
 
+
+def _evaluate_args(config, out, *extra):
+    return ["--config", str(config), "--agents", "random", "greedy", "mcts@4", "--games", "4", "--out", str(out),
+            *extra]
+
+
+def test_a_stopped_evaluation_resumes_from_its_game_journal(tmp_path, monkeypatch):
+    """Games finished before a stop are kept (one journal line each) and --resume counts
+    them instead of playing them again: the report is the uninterrupted run's."""
+    import signal
+
+    import yaml
+
+    import training.tournament as tournament
+    from training.evaluate import main
+    from training.signals import TrainingInterrupted
+
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump({"env": {"id": "sky_scrapers_v0", "options": TINY["env.options"]}}))
+    assert main(_evaluate_args(config, tmp_path / "whole")) == 0
+    whole = json.loads((tmp_path / "whole" / "evaluation.json").read_text())
+    play, played = tournament.play_game, []
+
+    def stopped_at_the_sixth_game(*args, **kwargs):
+        if len(played) == 5:
+            raise TrainingInterrupted(signal.SIGINT)
+        played.append(args[2])  # the game's seed
+        return play(*args, **kwargs)
+
+    monkeypatch.setattr(tournament, "play_game", stopped_at_the_sixth_game)
+    assert main(_evaluate_args(config, tmp_path / "cut")) == 128 + signal.SIGINT
+    assert not (tmp_path / "cut" / "evaluation.json").exists()
+    journal = (tmp_path / "cut" / "evaluation.games.jsonl").read_text().splitlines()
+    assert len(journal) == 1 + 5 and "evaluation" in json.loads(journal[0])
+    monkeypatch.setattr(tournament, "play_game", lambda *args, **kwargs: (played.append(args[2]), play(*args, **kwargs))[1])
+    assert main(_evaluate_args(config, tmp_path / "cut", "--resume")) == 0
+    assert len(played) == 12    # 5 before the stop, the other 7 of 3 pairings x 4 games after it
+    resumed = json.loads((tmp_path / "cut" / "evaluation.json").read_text())
+    assert resumed["pairings"] == whole["pairings"]
+    # more games later: only the new ones are played
+    assert main(_evaluate_args(config, tmp_path / "cut", "--resume", "--pairings", "random:greedy:6")) == 0
+    assert len(played) == 14
+
+
+def test_resume_refuses_the_games_of_another_evaluation(tmp_path, capsys):
+    import yaml
+
+    from training.evaluate import main
+    from training.tournament import read_journal
+
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump({"env": {"id": "sky_scrapers_v0", "options": TINY["env.options"]}}))
+    assert main(_evaluate_args(config, tmp_path, "--pairings", "random:greedy")) == 0
+    with pytest.raises(SystemExit):
+        main(_evaluate_args(config, tmp_path, "--resume", "--seed", "7"))
+    assert "holds games of another evaluation (it differs in seed)" in capsys.readouterr().err
+    journal = tmp_path / "evaluation.games.jsonl"
+    header = json.loads(journal.read_text().splitlines()[0])["evaluation"]
+    lines = journal.read_text().splitlines()
+    journal.write_text("\n".join(lines + ['{"a": "random", "b": "gre']))   # cut short by a kill: dropped
+    assert sorted(read_journal(journal, header)[("random", "greedy")]) == [0, 1, 2, 3]
+    journal.write_text("\n".join(lines[:2] + ["not json"] + lines[2:]))
+    with pytest.raises(ValueError, match="line 3 is damaged"):
+        read_journal(journal, header)
 
 def _children(pid: int) -> list[int]:
     from pathlib import Path

@@ -9,7 +9,12 @@ checked against the env before any game is played. ``--pairings A:B[:GAMES] ...`
 plays only those pairings (names as in the table), each ``--games`` or GAMES games; ``--workers N`` shares each
 pairing's games among N processes (the same results as one). Prints the table and writes
 ``evaluation.{json,csv,png}`` into ``--out``. Ctrl-C or SIGTERM stops every game, worker
-processes included, and exits with 128 + the signal's number without a report. ``--save-games DIR`` writes every game as a replay
+processes included, and exits with 128 + the signal's number without a report; the games
+finished by then are kept: every game's result goes to ``STEM.games.jsonl`` in ``--out``
+as soon as it ends, and ``--resume`` counts the games recorded there instead of playing
+them again (the same env, agents, checkpoint files and ``--seed`` only; more ``--games`` or
+other ``--pairings`` than before are fine: a recorded game is the same game whatever the
+total). ``--save-games DIR`` writes every game as a replay
 file into DIR (watch one with ``python -m sky_envs.replay FILE``).
 
 Game g of a pairing is played with seed ``--seed`` + g (its start position and the agents'
@@ -31,7 +36,7 @@ from sky_envs.core.registry import canonical_id, make_game
 from training.config import load_config
 from training.report import build_report, format_table, write_report
 from training.signals import TrainingInterrupted, interrupts_as_keyboard
-from training.tournament import round_robin
+from training.tournament import read_journal, round_robin, write_journal_header
 
 
 def evaluate_policy(env_id: str, options: dict, policy_path: str | Path, evaluation: dict, seed: int,
@@ -60,6 +65,13 @@ def evaluate_policy(env_id: str, options: dict, policy_path: str | Path, evaluat
     return report
 
 
+def _identity(spec: str, agent) -> dict:
+    """What a game journal records of an agent: its spec, and for a checkpoint the file's
+    digest, so that games of another network with the same file name are never counted."""
+    digest = getattr(agent, "metadata", {}).get("sha256")
+    return {"spec": spec, "sha256": digest} if digest else {"spec": spec}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--env", help="env id (or give --config)")
@@ -78,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
                              "GAMES overrides --games for one pairing")
     parser.add_argument("--workers", type=int, default=1, help="processes that share each pairing's games")
     parser.add_argument("--save-games", metavar="DIR", help="write each game as a replay file into DIR")
+    parser.add_argument("--resume", action="store_true",
+                        help="count the games recorded in OUT/STEM.games.jsonl by an earlier run of this evaluation "
+                             "(e.g. one that was stopped) instead of playing them again")
     args = parser.parse_args(argv)
     try:
         if args.config:
@@ -111,14 +126,25 @@ def main(argv: list[str] | None = None) -> int:
                 pairings.append((a, b, int(count)) if count else (a, b))
         if args.workers < 1:
             raise ValueError("--workers must be >= 1")
+        journal = Path(args.out) / f"{args.stem}.games.jsonl"
+        header = {"env_id": env_id, "options": options, "agents": [_identity(spec, entries[name])
+                                                                   for spec, name in zip(args.agents, entries)],
+                  "seed": args.seed, "mcts_simulations": args.mcts_simulations}
+        known = read_journal(journal, header) if args.resume and journal.is_file() else {}
+        if args.resume and not journal.is_file():
+            print(f"--resume: no game journal at {journal}, so every game is played", file=sys.stderr)
     except ValueError as error:
         parser.error(str(error))
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    if not known:
+        write_journal_header(journal, header)
     try:
         with interrupts_as_keyboard():  # SIGTERM too stops the games and their worker processes
             results = round_robin(env_id, options, entries, args.games, seed=args.seed, pairings=pairings,
-                                  workers=args.workers, save_games=args.save_games)
+                                  workers=args.workers, save_games=args.save_games, journal=journal, known=known)
     except TrainingInterrupted as stop:
-        print(f"evaluation stopped by {stop}: no report written", file=sys.stderr)
+        print(f"evaluation stopped by {stop}: no report written; the games played are kept in {journal}, "
+              "and the same command with --resume goes on from them", file=sys.stderr)
         return 128 + stop.signum
     played = [name for name in entries if any(name in (r.a, r.b) for r in results)]  # rated: who played
     anchor = "random" if "random" in played else played[0]

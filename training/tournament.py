@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,9 +67,13 @@ class PairResult:
 
 
 def match(env_id: str, options: dict, a: tuple[str, Agent], b: tuple[str, Agent], games: int,
-          seed: int = 0, workers: int = 1, save_games: str | Path | None = None) -> PairResult:
+          seed: int = 0, workers: int = 1, save_games: str | Path | None = None,
+          journal: str | Path | None = None, known: dict[int, float] | None = None) -> PairResult:
     """``a`` against ``b``: ``a`` takes seat g % players in game g, ``b`` every other seat.
     ``save_games``: a folder that receives one replay file per game (``A-vs-B-game0003.json``).
+    ``journal``: a file that receives one JSON line per game played (``a``, ``b``, ``game``:
+    g, ``reward``: a's), as soon as it ends; ``known``: a's rewards of games already played
+    (by game g), which are counted instead of played again (see :func:`read_journal`).
 
     Every game re-seeds the agents, so ``workers`` processes (each playing a share of the
     games on copies of the agents) give exactly the result of one. An exception in the
@@ -82,26 +87,68 @@ def match(env_id: str, options: dict, a: tuple[str, Agent], b: tuple[str, Agent]
         # a multiprocessing Pool, not concurrent.futures: leaving its block terminates the
         # workers, where an executor would wait for each to finish its whole share
         with multiprocessing.get_context("spawn").Pool(len(bounds) - 1) as pool:
-            parts = pool.starmap(_match_range, [(env_id, options, a, b, lo, hi, seed, save_games)
+            parts = pool.starmap(_match_range, [(env_id, options, a, b, lo, hi, seed, save_games, journal, known)
                                                 for lo, hi in zip(bounds[:-1], bounds[1:])])
         return PairResult(a[0], b[0], *(sum(getattr(p, k) for p in parts) for k in ("wins", "draws", "losses")))
-    return _match_range(env_id, options, a, b, 0, games, seed, save_games)
+    return _match_range(env_id, options, a, b, 0, games, seed, save_games, journal, known)
 
 
 def _match_range(env_id: str, options: dict, a: tuple[str, Agent], b: tuple[str, Agent], first: int, last: int,
-                 seed: int, save_games: str | Path | None = None) -> PairResult:
+                 seed: int, save_games: str | Path | None = None, journal: str | Path | None = None,
+                 known: dict[int, float] | None = None) -> PairResult:
     import torch
 
     torch.set_num_threads(1)  # one process per core
     game = make_game(env_id, **options)
     result = PairResult(a[0], b[0])
     for g in range(first, last):
+        if known and g in known:
+            result.record(known[g])
+            continue
         seat = g % game.num_players
         agents, names = [b[1]] * game.num_players, [b[0]] * game.num_players
         agents[seat], names[seat] = a[1], a[0]
         path = None if save_games is None else Path(save_games) / f"{replay_name(a[0], 'vs', b[0], f'game{g:04d}')}.json"
-        result.record(play_game(game, agents, seed + g, path, names)[seat])
+        reward = float(play_game(game, agents, seed + g, path, names)[seat])
+        if journal is not None:  # one short append per game: workers' lines never interleave
+            with open(journal, "a") as file:
+                file.write(json.dumps({"a": a[0], "b": b[0], "game": g, "reward": reward}) + "\n")
+        result.record(reward)
     return result
+
+
+def write_journal_header(journal: str | Path, header: dict) -> None:
+    """Start ``journal`` afresh: its first line says which evaluation its games belong to."""
+    Path(journal).write_text(json.dumps({"evaluation": header}) + "\n")
+
+
+def read_journal(journal: str | Path, header: dict) -> dict[tuple[str, str], dict[int, float]]:
+    """The games a journal holds, ``{(a, b): {game: a's reward}}``, after checking that it
+    was written by the evaluation ``header`` describes (``ValueError`` if not, or if a line
+    is damaged; a last line cut short by a kill is dropped)."""
+    header = json.loads(json.dumps(header))   # as written: tuples become lists
+    lines = Path(journal).read_text().split("\n")
+    try:
+        written = json.loads(lines[0])["evaluation"]
+    except (ValueError, KeyError, TypeError):
+        raise ValueError(f"{str(journal)!r} is not a game journal: its first line names no evaluation") from None
+    if written != header:
+        changed = sorted(key for key in set(written) | set(header) if written.get(key) != header.get(key))
+        raise ValueError(f"{str(journal)!r} holds games of another evaluation (it differs in {', '.join(changed)}): "
+                         "run without --resume to start afresh, or with the same env, agents and seed")
+    known: dict[tuple[str, str], dict[int, float]] = {}
+    body = lines[1:]
+    for number, line in enumerate(body, 2):
+        if not line:
+            continue
+        try:
+            entry = json.loads(line)
+            known.setdefault((entry["a"], entry["b"]), {})[int(entry["game"])] = float(entry["reward"])
+        except (ValueError, KeyError, TypeError):
+            if number == len(body) + 1:  # the last line, cut short when the run was killed mid-write
+                break
+            raise ValueError(f"{str(journal)!r} line {number} is damaged: {line[:80]!r}") from None
+    return known
 
 
 def batched_match(env_id: str, options: dict, a: tuple[str, Actor], b: tuple[str, Actor], games: int,
@@ -133,14 +180,16 @@ def quick_scores(env_id: str, options: dict, policy, games: int, seed: int, agen
 
 def round_robin(env_id: str, options: dict, entries: dict[str, Agent], games: int, seed: int = 0,
                 progress=None, pairings: list[tuple] | None = None, workers: int = 1,
-                save_games: str | Path | None = None) -> list[PairResult]:
+                save_games: str | Path | None = None, journal: str | Path | None = None,
+                known: dict[tuple[str, str], dict[int, float]] | None = None) -> list[PairResult]:
     """Every pair of entries plays ``games`` games (seats rotating), or only ``pairings``:
-    ``(a, b)`` or ``(a, b, games)`` tuples of entry names. ``save_games``: see :func:`match`."""
+    ``(a, b)`` or ``(a, b, games)`` tuples of entry names. ``save_games``, ``journal``: see
+    :func:`match`; ``known``: games already played, by pairing (:func:`read_journal`)."""
     results = []
     for pairing in pairings if pairings is not None else itertools.combinations(entries, 2):
         name_a, name_b, count = (*pairing, games)[:3]
         results.append(match(env_id, options, (name_a, entries[name_a]), (name_b, entries[name_b]), count, seed,
-                             workers, save_games))
+                             workers, save_games, journal, (known or {}).get((name_a, name_b))))
         if progress is not None:
             progress(results[-1])
     return results

@@ -245,7 +245,7 @@ def _running(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not __import__("os").path.isdir("/proc/self"), reason="reads processes from /proc (Linux)")
-def test_sigterm_stops_an_evaluation_and_its_worker_processes():
+def test_sigterm_stops_an_evaluation_and_its_worker_processes(tmp_path):
     import signal
     import subprocess
     import sys
@@ -254,7 +254,8 @@ def test_sigterm_stops_an_evaluation_and_its_worker_processes():
 
     root = Path(__file__).resolve().parent.parent
     process = subprocess.Popen([sys.executable, "-m", "training.evaluate", "--env", "sky_scrapers_v0", "--agents",
-                                "mcts@400", "greedy", "--games", "400", "--workers", "2"], cwd=root,
+                                "mcts@400", "greedy", "--games", "400", "--workers", "2", "--out", str(tmp_path)],
+                               cwd=root,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
@@ -265,6 +266,7 @@ def test_sigterm_stops_an_evaluation_and_its_worker_processes():
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 128 + signal.SIGTERM
         assert "evaluation stopped by signal SIGTERM" in process.stderr.read()
+        assert (tmp_path / "evaluation.games.jsonl").is_file() and not (tmp_path / "evaluation.json").exists()
         deadline = time.monotonic() + 10
         while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
             time.sleep(0.1)

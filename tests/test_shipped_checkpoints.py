@@ -93,12 +93,14 @@ def test_readmes_table_shows_the_shipped_reports(env_id):
         assert abs(pairing["score"] - float(figure[1])) <= 0.005 + 1e-9, (column, pairing["score"], row[column])
         assert pairing["games"] == int(figure[2].replace(",", "")), (column, pairing["games"], row[column])
 
+
 @pytest.mark.parametrize("env_id", SHIPPED)
 def test_every_shipped_report_plays_at_least_200_games_a_pairing(env_id):
     """The issue's bar for a reported figure: smaller samples mislead."""
     for path in sorted((ROOT / env_id).glob("report*.json")):
         for pairing in json.loads(path.read_text())["pairings"]:
             assert pairing["games"] >= 200, (path.name, pairing["a"], pairing["b"], pairing["games"])
+
 
 @pytest.mark.parametrize("env_id", SHIPPED)
 def test_search_with_a_shipped_checkpoint_beats_random_at_a_small_budget(env_id):

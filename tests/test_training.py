@@ -221,6 +221,7 @@ def test_resume_refuses_the_games_of_another_evaluation(tmp_path, capsys):
     with pytest.raises(ValueError, match="line 3 is damaged"):
         read_journal(journal, header)
 
+
 def _children(pid: int) -> list[int]:
     from pathlib import Path
 

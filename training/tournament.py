@@ -80,31 +80,34 @@ def match(env_id: str, options: dict, a: tuple[str, Agent], b: tuple[str, Agent]
     caller's process while they play (Ctrl-C, or SIGTERM under
     :func:`training.signals.interrupts_as_keyboard`) terminates them: none outlives the match.
     """
-    if workers > 1 and games > 1:
+    known = known or {}
+    todo = [g for g in range(games) if g not in known]   # shared out after the known ones: even shares
+    if workers > 1 and len(todo) > 1:
         import multiprocessing
 
-        bounds = np.linspace(0, games, min(workers, games) + 1).astype(int)
+        shares = [part.tolist() for part in np.array_split(todo, min(workers, len(todo)))]
         # a multiprocessing Pool, not concurrent.futures: leaving its block terminates the
         # workers, where an executor would wait for each to finish its whole share
-        with multiprocessing.get_context("spawn").Pool(len(bounds) - 1) as pool:
-            parts = pool.starmap(_match_range, [(env_id, options, a, b, lo, hi, seed, save_games, journal, known)
-                                                for lo, hi in zip(bounds[:-1], bounds[1:])])
-        return PairResult(a[0], b[0], *(sum(getattr(p, k) for p in parts) for k in ("wins", "draws", "losses")))
-    return _match_range(env_id, options, a, b, 0, games, seed, save_games, journal, known)
+        with multiprocessing.get_context("spawn").Pool(len(shares)) as pool:
+            parts = pool.starmap(_play_games, [(env_id, options, a, b, share, seed, save_games, journal)
+                                               for share in shares])
+    else:
+        parts = [_play_games(env_id, options, a, b, todo, seed, save_games, journal)]
+    result = PairResult(a[0], b[0])
+    for reward in [known[g] for g in range(games) if g in known] + [r for part in parts for r in part]:
+        result.record(reward)
+    return result
 
 
-def _match_range(env_id: str, options: dict, a: tuple[str, Agent], b: tuple[str, Agent], first: int, last: int,
-                 seed: int, save_games: str | Path | None = None, journal: str | Path | None = None,
-                 known: dict[int, float] | None = None) -> PairResult:
+def _play_games(env_id: str, options: dict, a: tuple[str, Agent], b: tuple[str, Agent], games: list[int],
+                seed: int, save_games: str | Path | None = None, journal: str | Path | None = None) -> list[float]:
+    """Play games ``games`` of the match (a worker's share): a's reward in each."""
     import torch
 
     torch.set_num_threads(1)  # one process per core
     game = make_game(env_id, **options)
-    result = PairResult(a[0], b[0])
-    for g in range(first, last):
-        if known and g in known:
-            result.record(known[g])
-            continue
+    rewards = []
+    for g in games:
         seat = g % game.num_players
         agents, names = [b[1]] * game.num_players, [b[0]] * game.num_players
         agents[seat], names[seat] = a[1], a[0]
@@ -113,8 +116,8 @@ def _match_range(env_id: str, options: dict, a: tuple[str, Agent], b: tuple[str,
         if journal is not None:  # one short append per game: workers' lines never interleave
             with open(journal, "a") as file:
                 file.write(json.dumps({"a": a[0], "b": b[0], "game": g, "reward": reward}) + "\n")
-        result.record(reward)
-    return result
+        rewards.append(reward)
+    return rewards
 
 
 def write_journal_header(journal: str | Path, header: dict) -> None:

@@ -12,8 +12,11 @@ Per env (default options) it reports:
   as cheaply as numpy allows (``pick``: the mask read as bool, ``rng.random()``), so that
   the figures measure the env rather than the player: scanning an int8 mask with
   ``np.flatnonzero`` and drawing with ``rng.integers`` cost more than a whole step of the
-  faster envs. ``x c4`` is the ratio to connect_four_v3 measured in the same round; rounds
-  alternate the baseline with every env, and the median ratio over the rounds is reported.
+  faster envs. ``x c4`` is the ratio to connect_four_v3 measured in the same round, the
+  median over the rounds is reported. Within a round the two loops take turns in short
+  slices (``--slices``, whole games each), so that both meet the same machine: the
+  machine's speed drifts by tens of percent within seconds (other jobs, clock speed), and
+  a ratio of two back-to-back one-second measurements moved by ±30% between rounds.
 * ``raw dec/s``: decisions per second of random play on the State API alone (the mover's
   ``observation``, ``legal_actions``, then ``apply``; a new game when one ends): what search
   agents and evaluation tournaments spend their time in. OpenSpiel's C++ ``connect_four``
@@ -61,21 +64,53 @@ def random_step(env, rng: np.random.Generator) -> None:
     env.step(action)
 
 
-def env_steps_per_second(make_env, seconds: float, seed: int = 0) -> tuple[float, int]:
-    """Random play through the AEC loop for ``seconds``: (steps/s, games finished)."""
-    env = make_env()
-    rng = np.random.default_rng(seed)
-    steps = games = 0
-    env.reset(seed=seed)
-    start = clock()
-    deadline = start + seconds
-    while clock() < deadline:
-        for _ in env.agent_iter():
-            random_step(env, rng)
-            steps += 1
-        games += 1
-        env.reset()
-    return steps / (clock() - start), games
+class RandomPlay:
+    """Random play through one env's AEC loop that can stop and go on: ``play(seconds)``
+    plays whole games (resetting after each) for at least ``seconds`` of CPU time, and
+    ``rate`` is the steps per CPU second over every call so far."""
+
+    def __init__(self, make_env, seed: int = 0):
+        self.env = make_env()
+        self.rng = np.random.default_rng(seed)
+        self.env.reset(seed=seed)
+        self.steps = 0
+        self.seconds = 0.0
+
+    def play(self, seconds: float) -> None:
+        env, rng = self.env, self.rng
+        steps = 0
+        start = clock()
+        deadline = start + seconds
+        while True:
+            for _ in env.agent_iter():
+                random_step(env, rng)
+                steps += 1
+            env.reset()
+            if clock() >= deadline:
+                break
+        self.seconds += clock() - start
+        self.steps += steps
+
+    @property
+    def rate(self) -> float:
+        return self.steps / self.seconds
+
+
+def env_steps_per_second(make_env, seconds: float, seed: int = 0) -> float:
+    """Random play through the AEC loop for ``seconds``: steps per CPU second."""
+    player = RandomPlay(make_env, seed)
+    player.play(seconds)
+    return player.rate
+
+
+def paired_rates(make_baseline, make_env, seconds: float, slices: int) -> tuple[float, float]:
+    """Steps/s of the baseline (``seconds / 2`` of play) and of the env (``seconds``), the
+    two taking turns in ``slices`` slices so that both meet the same machine."""
+    baseline, player = RandomPlay(make_baseline), RandomPlay(make_env)
+    for _ in range(slices):
+        baseline.play(seconds / 2 / slices)
+        player.play(seconds / slices)
+    return baseline.rate, player.rate
 
 
 def raw_decisions_per_second(game, seconds: float, seed: int = 0) -> float:
@@ -183,26 +218,29 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("envs", nargs="*", help="env ids (default: all registered)")
     parser.add_argument("--seconds", type=float, default=1.0, help="seconds per measurement (default 1)")
     parser.add_argument("--rounds", type=int, default=5, help="rounds of env-loop measurements (default 5)")
+    parser.add_argument("--slices", type=int, default=20,
+                        help="turns the baseline and the env take within a round (default 20)")
     parser.add_argument("--env-only", action="store_true", help="only the env-loop figures")
     parser.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
     args = parser.parse_args(argv)
     from pettingzoo.classic import connect_four_v3
 
     env_ids = args.envs or sky_envs.env_ids()
-    for env_id in env_ids:      # warm up (imports, table building, compiled kernels)
+    env_steps_per_second(connect_four_v3.env, 0.05)   # warm up (imports, tables, compiled kernels)
+    for env_id in env_ids:
         env_steps_per_second(lambda: sky_envs.make(env_id), 0.05)
     baseline_rates: list[float] = []
     rates: dict[str, list[float]] = {env_id: [] for env_id in env_ids}
     ratios: dict[str, list[float]] = {env_id: [] for env_id in env_ids}
     for _ in range(args.rounds):
         for env_id in env_ids:
-            baseline, _ = env_steps_per_second(connect_four_v3.env, args.seconds / 2)
-            rate, _ = env_steps_per_second(lambda: sky_envs.make(env_id), args.seconds)
+            baseline, rate = paired_rates(connect_four_v3.env, lambda: sky_envs.make(env_id),
+                                          args.seconds, args.slices)
             baseline_rates.append(baseline)
             rates[env_id].append(rate)
             ratios[env_id].append(rate / baseline)
 
-    report = {"seconds": args.seconds, "rounds": args.rounds,
+    report = {"seconds": args.seconds, "rounds": args.rounds, "slices": args.slices,
               "connect_four_v3": {"env_steps_per_s": statistics.median(baseline_rates)}, "envs": {}}
     header = f"{'env':<20}{'env steps/s':>12}{'x c4':>7}{'min-max':>11}"
     if not args.env_only:

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import sky_envs
-from sky_envs.agents import GreedyAgent, MCTSAgent, RandomAgent, make_agent
+from sky_envs.agents import AlphaBetaAgent, GreedyAgent, MCTSAgent, RandomAgent, make_agent
 
 BUILTIN = [env_id for env_id in sky_envs.env_ids() if not env_id.startswith("tiny_")]
 
@@ -96,5 +96,7 @@ def test_search_agents_do_not_peek_at_hidden_cards():
     seat = state.current_player
     other = state.sample_consistent(seat, np.random.default_rng(99))
     np.testing.assert_array_equal(other.observation(seat), state.observation(seat))
-    for agent_a, agent_b in ((GreedyAgent(seed=5), GreedyAgent(seed=5)), (MCTSAgent(8, seed=5), MCTSAgent(8, seed=5))):
+    pairs = ((GreedyAgent(seed=5), GreedyAgent(seed=5)), (MCTSAgent(8, seed=5), MCTSAgent(8, seed=5)),
+             (AlphaBetaAgent(2, seed=5), AlphaBetaAgent(2, seed=5)))
+    for agent_a, agent_b in pairs:
         assert agent_a.act({}, state) == agent_b.act({}, other)

@@ -158,9 +158,9 @@ def test_search_agent_from_a_checkpoint_spec(tmp_path):
         observation, _, termination, truncation, _ = env.last()
         action = None if termination or truncation else agent.act(observation, env.unwrapped.game_state)
         env.step(action)
-    with pytest.raises(ValueError, match="positive simulation count"):
+    with pytest.raises(ValueError, match="must be a positive number"):
         make_agent(f"{path}@0")
-    with pytest.raises(ValueError, match="only mcts and checkpoints"):
+    with pytest.raises(ValueError, match="only alphabeta and mcts"):
         make_agent("greedy@5")
     with pytest.raises(ValueError, match="simulations must be a positive integer"):
         SearchAgent(evaluator.policy, simulations=0)

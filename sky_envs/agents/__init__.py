@@ -1,4 +1,4 @@
-"""Agents that play any sky_envs game: baselines (random, greedy, MCTS) and ``make_agent``.
+"""Agents that play any sky_envs game: baselines (random, greedy, MCTS, alpha-beta) and ``make_agent``.
 
 >>> agent = make_agent("mcts", simulations=100, seed=0)
 >>> action = agent.act(env.last()[0], env.unwrapped.game_state)
@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from sky_envs.agents.alphabeta import AlphaBetaAgent
 from sky_envs.agents.base import Agent, random_legal
 from sky_envs.agents.baselines import GreedyAgent, RandomAgent
 from sky_envs.agents.mcts import MCTSAgent
@@ -17,15 +18,19 @@ from sky_envs.agents.checkpoint import CheckpointError, load_checkpoint, save_ch
 from sky_envs.agents.policy import PolicyAgent
 from sky_envs.agents.search import SearchAgent
 
-BASELINES: dict[str, type[Agent]] = {"random": RandomAgent, "greedy": GreedyAgent, "mcts": MCTSAgent}
+BASELINES: dict[str, type[Agent]] = {"random": RandomAgent, "greedy": GreedyAgent, "mcts": MCTSAgent,
+                                     "alphabeta": AlphaBetaAgent}
+#: what the number after '@' sets, per baseline that takes one
+BUDGETS = {"mcts": "simulations", "alphabeta": "depth"}
 
 
 def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = None,
                env_options: dict | None = None, search: int | None = None, **kwargs: Any) -> Agent:
     """An agent from a spec:
 
-    * a baseline name: ``"random"``, ``"greedy"``, ``"mcts"`` (``kwargs`` go to its class,
-      e.g. ``simulations=400``), or ``"mcts@400"``;
+    * a baseline name: ``"random"``, ``"greedy"``, ``"mcts"``, ``"alphabeta"`` (``kwargs`` go
+      to its class, e.g. ``simulations=400``), ``"mcts@400"`` (400 simulations) or
+      ``"alphabeta@3"`` (three plies deep; two-seat games);
     * a checkpoint path (a ``.pt`` file; ``env_id`` and ``env_options`` are checked against
       it): the raw policy, or with ``search=N`` (or the spec ``"policy.pt@N"``) PUCT search
       with ``N`` simulations guided by the policy (:class:`SearchAgent`; ``kwargs`` go to
@@ -43,15 +48,17 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
         base, budget = text, ""
     if budget:
         if int(budget) < 1:
-            raise ValueError(f"agent spec {text!r}: the part after '@' must be a positive simulation count")
+            raise ValueError(f"agent spec {text!r}: the part after '@' must be a positive number "
+                             "(a simulation count, or alphabeta's depth)")
         if search is not None and search != int(budget):
             raise ValueError(f"agent spec {text!r} and search={search} disagree")
         search = int(budget)
     if base in BASELINES:
         if search is not None:
-            if base != "mcts":
-                raise ValueError(f"agent spec {text!r}: only mcts and checkpoints take a simulation count")
-            kwargs["simulations"] = search
+            if base not in BUDGETS:
+                raise ValueError(f"agent spec {text!r}: only {' and '.join(sorted(BUDGETS))} (a budget) and "
+                                 "checkpoints (a simulation count) take a number after '@'")
+            kwargs[BUDGETS[base]] = search
         return BASELINES[base](seed=seed, **kwargs)
     if base.endswith(".pt"):
         if search is None:
@@ -61,9 +68,9 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
         agent = SearchAgent(policy, metadata, simulations=search, seed=seed, **settings)
         agent.name = f"{Path(base).stem}@{search}"
         return agent
-    raise ValueError(f"unknown agent {text!r}: expected one of {sorted(BASELINES)} (mcts@N for a budget), "
+    raise ValueError(f"unknown agent {text!r}: expected one of {sorted(BASELINES)} (mcts@N, alphabeta@N for a budget), "
                      "a checkpoint path ending in .pt (policy.pt@N for search), or an Agent instance")
 
 
-__all__ = ["BASELINES", "Agent", "CheckpointError", "GreedyAgent", "MCTSAgent", "PolicyAgent", "RandomAgent", "SearchAgent",
+__all__ = ["BASELINES", "AlphaBetaAgent", "Agent", "CheckpointError", "GreedyAgent", "MCTSAgent", "PolicyAgent", "RandomAgent", "SearchAgent",
            "load_checkpoint", "make_agent", "random_legal", "save_checkpoint"]

@@ -1,4 +1,4 @@
-"""Cheap per-game evaluations of a position for one seat, used by the greedy agent.
+"""Cheap per-game evaluations of a position for one seat, used by the greedy and alpha-beta agents.
 
 Higher is better for ``seat``. A game without an entry here is judged by the ``scores``
 its state reports in ``info()`` (own score minus the best other), or not at all.
@@ -139,6 +139,14 @@ def scala(state, seat: int) -> float:
     return max(own) - max(other) + 0.05 * (sum(own) - sum(other)) / 14
 
 
+def scala_with_material(state, seat: int) -> float:
+    """Scala for a searcher: :func:`scala` plus one point per stone more than the opponent.
+    A side reduced to one stone can only draw (the split rule keeps every stone next to
+    another), so stones are worth keeping; two plies of alpha-beta scored 0.93 against greedy
+    with this term (30 games) and 0.83 without it."""
+    return scala(state, seat) + state.stones[seat].bit_count() - state.stones[1 - seat].bit_count()
+
+
 def played_value(world: GameState, seat: int, action: int) -> float:
     """The greedy value of one action: play it on a clone of ``world``, then judge the result."""
     child = world.clone()
@@ -215,5 +223,15 @@ ACTION_VALUES: dict[str, Callable[[Sequence[GameState]], list[np.ndarray | None]
 }
 
 
+#: what search agents (``AlphaBetaAgent``) judge positions by, where it differs from greedy's
+SEARCH_HEURISTICS: dict[str, Callable[[GameState, int], float]] = {
+    "scala": scala_with_material,
+}
+
+
 def evaluate(state: GameState, seat: int) -> float:
     return HEURISTICS.get(state.game.name, score_lead)(state, seat)
+
+
+def search_evaluate(state: GameState, seat: int) -> float:
+    return SEARCH_HEURISTICS.get(state.game.name, evaluate)(state, seat)

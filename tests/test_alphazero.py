@@ -139,3 +139,40 @@ def test_bad_baseline_opponents_are_refused():
     for bad in ({"mcts": 0.5}, {"greedy": 0.7, "random": 0.5}, {"greedy": -0.1}, ["greedy"]):
         with pytest.raises(ValueError, match="alphazero.opponents must map baseline names"):
             tiny_config(**{"alphazero.opponents": bad})
+
+
+def test_an_expert_plays_and_teaches_the_learners_decisions(tmp_path, monkeypatch):
+    """``alphazero.expert: alphabeta@D``: the classical searcher decides for the learner
+    (PUCT search never runs) and every sample's target is its best moves, in equal shares."""
+    from sky_envs.agents import AlphaBetaAgent
+
+    run = ExpertIterationRun(tiny_config(**{"alphazero.expert": "alphabeta@1", "alphazero.opponents": {"random": 0.5}}),
+                             tmp_path, progress=False, log=quiet)
+    taught = []
+    best_actions = AlphaBetaAgent.best_actions
+
+    def recording(agent, state):
+        best, value = best_actions(agent, state)
+        taught.append(tuple(sorted(best)))
+        return best, value
+
+    monkeypatch.setattr(AlphaBetaAgent, "best_actions", recording)
+    monkeypatch.setattr(PUCTSearch, "run", lambda *_: pytest.fail("PUCT search ran with an expert"))
+    chunk = run.play_games()
+    targets = []
+    for k in range(len(chunk["values"])):
+        part = slice(chunk["offsets"][k], chunk["offsets"][k + 1])
+        shares, actions = chunk["shares"][part], chunk["actions"][part]
+        support = actions[shares > 0]
+        np.testing.assert_allclose(shares[shares > 0], 1.0 / support.size)
+        targets.append(tuple(sorted(support.tolist())))
+    assert sorted(targets) == sorted(taught) and len(taught) > 0
+    run.train()   # and a whole (tiny) run learns from it
+    assert run.steps_done >= TINY["train.timesteps"]
+
+
+def test_bad_experts_are_refused():
+    for bad in ("mcts@100", "alphabeta@0", "alphabeta@x", 3):
+        with pytest.raises(ValueError, match="alphazero.expert must be null"):
+            tiny_config(**{"alphazero.expert": bad})
+    assert tiny_config(**{"alphazero.expert": "alphabeta"})["alphazero"]["expert"] == "alphabeta"

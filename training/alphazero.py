@@ -16,6 +16,11 @@ One iteration:
    decides only for that one: games whose outcome self-play alone rarely reaches (Scala's
    self-play games run to the draw at ``max_turns``) and the learner's own wins and losses
    against the opponents it is measured on.
+   With ``alphazero.expert: alphabeta@D`` a classical searcher (``AlphaBetaAgent``, two-seat
+   games) takes the search's place: it plays the learner's decisions (one of its best moves
+   at random) and teaches all of its best moves, each an equal share of the policy target.
+   Imitation, not self-improvement: for a game whose networks cannot beat a baseline that a
+   few plies of search beat (Scala's greedy racer).
 2. Every decision of the search becomes a sample: the deciding seat's observation, the visit
    distribution over the legal actions (the policy target) and the game's final reward
    for that seat (the value target).
@@ -95,6 +100,18 @@ class ReplayBuffer:
         return np.stack(observations), masks, targets, values
 
 
+def expert_results(expert, states: list) -> list[tuple[np.ndarray, np.ndarray, None]]:
+    """What ``PUCTSearch.run`` gives, from a classical searcher: per state the legal actions
+    and a "visit count" of 1 for each of the expert's best moves, 0 for the others. The
+    expert searches a world resampled from the mover's view, as when it plays."""
+    out = []
+    for state in states:
+        actions = state.legal_actions()
+        best, _ = expert.best_actions(state.sample_consistent(state.current_player, expert.rng))
+        out.append((actions, np.isin(actions, best).astype(np.float64), None))
+    return out
+
+
 class ExpertIterationRun:
     """One expert-iteration run; ``train()`` then ``evaluate()`` (the interface of SelfPlayRun)."""
 
@@ -135,6 +152,11 @@ class ExpertIterationRun:
         search = PUCTSearch(NetworkEvaluator(self.policy), s["simulations"], s["c_puct"], rng=self.rng,
                             root_noise=True, noise_fraction=s["noise_fraction"], noise_alpha=s["noise_alpha"],
                             rollout_weight=s["rollout_weight"])
+        expert = None
+        if s["expert"]:
+            from sky_envs.agents import make_agent
+
+            expert = make_agent(s["expert"], seed=int(self.rng.integers(2**31)))
         games = [self.game.new_initial_state(self.rng) for _ in range(s["parallel_games"])]
         opponent_of, searched_seat = self.pick_opponents(len(games))
 
@@ -162,7 +184,7 @@ class ExpertIterationRun:
             active = [g for g in active if games[g].current_player >= 0]
             if not active:
                 break
-            results = search.run([games[g] for g in active])
+            results = expert_results(expert, [games[g] for g in active]) if expert else search.run([games[g] for g in active])
             still = []
             for g, (actions, visits, _) in zip(active, results):
                 state = games[g]

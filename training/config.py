@@ -49,6 +49,7 @@ DEFAULTS: dict[str, Any] = {
         "replay_ratio": 4.0,        # samples trained on per new decision recorded
         "rollout_weight": 0.0,      # λ: leaf values are (1-λ)·network value + λ·one random playout's result
         "opponents": {},            # share of the games a baseline plays all seats but the learner's, e.g. {greedy: 0.25}
+        "expert": None,             # None: PUCT search decides and teaches; "alphabeta@D": that searcher does instead
     },
     "pool": {
         "latest": 0.5,              # chance an episode is played against the current policy
@@ -130,6 +131,11 @@ def validate(config: dict) -> None:
             or sum(opponents.values()) > 1:
         raise ValueError(f"alphazero.opponents must map baseline names (random, greedy) to shares of the games "
                          f"(each >= 0, together <= 1), got {opponents!r}")
+    expert = config["alphazero"]["expert"]
+    base, _, depth = expert.partition("@") if isinstance(expert, str) else ("", "", "")
+    if expert is not None and not (base == "alphabeta" and (depth == "" or depth.isdigit() and 1 <= int(depth) <= 9)):
+        raise ValueError(f"alphazero.expert must be null (PUCT search) or 'alphabeta@D' with a depth D from 1 to 9, "
+                         f"got {expert!r}")
     init_from = train["init_from"]
     if init_from is not None and (not isinstance(init_from, str) or not init_from):
         raise ValueError(f"train.init_from must be the path of a checkpoint file (or null), got {init_from!r}")

@@ -126,17 +126,50 @@ def _win_loss(counts: np.ndarray, tallest: np.ndarray, seats: np.ndarray) -> np.
     return np.where(draw, 0.0, np.where(winners[np.arange(len(seats)), seats], 1.0, -1.0))
 
 
+#: (leading stone's progress, total progress) by (stones << 1 | colour): search and greedy
+#: judge many positions that share one side's stones; cleared when full
+_SCALA_PROGRESS: dict[int, tuple[int, int]] = {}
+_SCALA_PROGRESS_KEPT = 1 << 16
+_SCALA_ROWS: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+
+
+def _scala_progress(stones: int, colour: int) -> tuple[int, int]:
+    """How far ``colour``'s stones (a bit mask) have come, in rows: Blue's rows count up
+    from 1, Red's down from 14. Cells are numbered row by row upward, so the leading stone
+    is the highest (Blue) or lowest (Red) bit, and a stone's row is the number of row
+    starts at or below it."""
+    global _SCALA_ROWS
+    key = stones << 1 | colour
+    found = _SCALA_PROGRESS.get(key)
+    if found is not None:
+        return found
+    if not _SCALA_ROWS[0]:
+        from sky_envs.games.scala.board import CELL_RC
+
+        _SCALA_ROWS = (tuple(row for row, _ in CELL_RC),
+                       tuple(i for i in range(1, len(CELL_RC)) if CELL_RC[i][0] != CELL_RC[i - 1][0]))
+    row_of, starts = _SCALA_ROWS
+    if not stones:
+        found = (0, 0)
+    else:
+        count = stones.bit_count()
+        rows = count + sum((stones >> start).bit_count() for start in starts)
+        if colour == 0:
+            found = (row_of[stones.bit_length() - 1], rows)
+        else:
+            found = (15 - row_of[(stones & -stones).bit_length() - 1], 15 * count - rows)
+    if len(_SCALA_PROGRESS) >= _SCALA_PROGRESS_KEPT:
+        _SCALA_PROGRESS.clear()
+    _SCALA_PROGRESS[key] = found
+    return found
+
+
 def scala(state, seat: int) -> float:
-    """How far each side's leading stone has come towards the goal it attacks."""
-    from sky_envs.games.scala.board import CELL_RC
-
-    def progress(colour: int) -> list[int]:
-        stones = state.stones[colour]
-        rows = [CELL_RC[i][0] for i in range(88) if stones >> i & 1]
-        return [r if colour == 0 else 15 - r for r in rows] or [0]
-
-    own, other = progress(seat), progress(1 - seat)
-    return max(own) - max(other) + 0.05 * (sum(own) - sum(other)) / 14
+    """How far each side's leading stone has come towards the goal it attacks, plus a
+    twentieth of the difference in the stones' average progress (:func:`_scala_progress`)."""
+    own_lead, own_total = _scala_progress(state.stones[seat], seat)
+    other_lead, other_total = _scala_progress(state.stones[1 - seat], 1 - seat)
+    return own_lead - other_lead + 0.05 * (own_total - other_total) / 14
 
 
 def scala_with_material(state, seat: int) -> float:
@@ -144,7 +177,7 @@ def scala_with_material(state, seat: int) -> float:
     A side reduced to one stone can only draw (the split rule keeps every stone next to
     another), so stones are worth keeping; two plies of alpha-beta scored 0.93 against greedy
     with this term (30 games) and 0.83 without it."""
-    return scala(state, seat) + state.stones[seat].bit_count() - state.stones[1 - seat].bit_count()
+    return scala(state, seat) + (state.stones[seat].bit_count() - state.stones[1 - seat].bit_count())
 
 
 def played_value(world: GameState, seat: int, action: int) -> float:

@@ -1,0 +1,45 @@
+"""Scala's heuristic, computed from bit masks and cached, equals its plain definition."""
+
+import numpy as np
+
+import sky_envs
+from sky_envs.agents import heuristics
+from sky_envs.games.scala.board import CELL_RC
+
+
+def plain_scala(state, seat):
+    """The definition: each side's stones' progress in rows (Blue's rows count up from 1,
+    Red's down from 14); the leaders' difference plus a twentieth of the average's."""
+    def progress(colour):
+        rows = [CELL_RC[i][0] for i in range(len(CELL_RC)) if state.stones[colour] >> i & 1]
+        return [row if colour == 0 else 15 - row for row in rows] or [0]
+
+    own, other = progress(seat), progress(1 - seat)
+    return max(own) - max(other) + 0.05 * (sum(own) - sum(other)) / 14
+
+
+def test_scala_heuristic_is_its_definition_exactly():
+    game = sky_envs.make_game("scala_v0")
+    rng = np.random.default_rng(0)
+    compared = 0
+    for _ in range(20):
+        state = game.new_initial_state(rng)
+        while state.current_player >= 0:
+            for seat in (0, 1):
+                assert heuristics.scala(state, seat) == plain_scala(state, seat)
+                assert heuristics.scala_with_material(state, seat) == plain_scala(state, seat) + (
+                    bin(state.stones[seat]).count("1") - bin(state.stones[1 - seat]).count("1"))
+                compared += 1
+            legal = state.legal_actions()
+            state.apply(int(legal[rng.integers(legal.size)]))
+    assert compared > 500
+    assert heuristics._scala_progress(0, 0) == heuristics._scala_progress(0, 1) == (0, 0)  # no stones left
+
+
+def test_the_progress_cache_stays_bounded(monkeypatch):
+    monkeypatch.setattr(heuristics, "_SCALA_PROGRESS_KEPT", 8)
+    heuristics._SCALA_PROGRESS.clear()
+    for stones in range(1, 40):
+        heuristics._scala_progress(stones, 0)
+    assert len(heuristics._SCALA_PROGRESS) <= 8
+    heuristics._SCALA_PROGRESS.clear()

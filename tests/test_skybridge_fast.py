@@ -39,7 +39,7 @@ def test_fast_masks_and_bit_tables_match_references(players, variant, rows, cols
 
 
 def test_mask_from_bits():
-    for bits in (0, 1, 1 << 77, (1 << 78) - 1, 0b1011 << 30):
+    for bits in (0, 1, 1 << 77, (1 << 78) - 1, 0b1011 << 30, *np.random.default_rng(0).integers(0, 2**62, 20).tolist()):
         mask = state_module.mask_from_bits(bits, 78)
         assert mask.dtype == bool and mask.shape == (78,) and not mask.flags.writeable
         assert [a for a in range(78) if bits >> a & 1] == np.flatnonzero(mask).tolist()

@@ -171,6 +171,37 @@ def test_an_expert_plays_and_teaches_the_learners_decisions(tmp_path, monkeypatc
     assert run.steps_done >= TINY["train.timesteps"]
 
 
+def test_the_network_plays_its_share_of_an_experts_decisions(tmp_path, monkeypatch):
+    """``alphazero.expert_moves: 0``: the network plays every learner decision itself (its
+    most likely legal move), each still labelled with the expert's best moves (DAgger);
+    at the default 1 it plays none."""
+    def run_with(moves, folder):
+        run = ExpertIterationRun(tiny_config(**{"alphazero.expert": "alphabeta@1", "alphazero.expert_moves": moves}),
+                                 tmp_path / folder, progress=False, log=quiet)
+        asked = []
+        network_moves = ExpertIterationRun.network_moves
+
+        def recording(self, states):
+            picked = network_moves(self, states)
+            for state, action in zip(states, picked):
+                assert state.legal_mask()[action]
+            asked.extend(picked)
+            return picked
+
+        monkeypatch.setattr(ExpertIterationRun, "network_moves", recording)
+        return run.play_games(), asked
+
+    chunk, asked = run_with(0.0, "dagger")
+    assert len(asked) == len(chunk["values"]) > 0
+    for k in range(len(chunk["values"])):
+        part = slice(chunk["offsets"][k], chunk["offsets"][k + 1])
+        assert chunk["shares"][part].max() > 0   # labelled by the expert all the same
+    chunk, asked = run_with(1.0, "expert")
+    assert asked == [] and len(chunk["values"]) > 0
+    with pytest.raises(ValueError, match="alphazero.expert_moves must be a share from 0 to 1"):
+        tiny_config(**{"alphazero.expert_moves": 1.5})
+
+
 def test_bad_experts_are_refused():
     for bad in ("mcts@100", "alphabeta@0", "alphabeta@x", 3):
         with pytest.raises(ValueError, match="alphazero.expert must be null"):

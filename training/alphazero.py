@@ -20,7 +20,10 @@ One iteration:
    games) takes the search's place: it plays the learner's decisions (one of its best moves
    at random) and teaches all of its best moves, each an equal share of the policy target.
    Imitation, not self-improvement: for a game whose networks cannot beat a baseline that a
-   few plies of search beat (Scala's greedy racer).
+   few plies of search beat (Scala's greedy racer). With ``alphazero.expert_moves`` below 1,
+   the network plays that share of the learner's decisions itself (its most likely move,
+   still labelled by the expert): the expert then teaches the positions the network's own
+   play leads to, not only its own (DAgger).
 2. Every decision of the search becomes a sample: the deciding seat's observation, the visit
    distribution over the legal actions (the policy target) and the game's final reward
    for that seat (the value target).
@@ -185,18 +188,26 @@ class ExpertIterationRun:
             if not active:
                 break
             results = expert_results(expert, [games[g] for g in active]) if expert else search.run([games[g] for g in active])
+            own = {}  # the games where the network plays the expert-labelled decision itself
+            if expert and s["expert_moves"] < 1.0:
+                mine = [g for g in active if self.rng.random() >= s["expert_moves"]]
+                own = dict(zip(mine, self.network_moves([games[g] for g in mine])))
             still = []
             for g, (actions, visits, _) in zip(active, results):
                 state = games[g]
                 player = state.current_player
                 shares = visits / visits.sum()
                 records[g].append((state.observation(player), player, actions, shares.astype(np.float32)))
-                if len(records[g]) <= s["temperature_moves"]:
+                if g in own:
+                    state._apply(own[g])
+                    index = None
+                elif len(records[g]) <= s["temperature_moves"]:
                     index = self.rng.choice(actions.size, p=shares)
                 else:
                     best = np.flatnonzero(visits == visits.max())
                     index = best[self.rng.integers(best.size)]
-                state._apply(int(actions[index]))
+                if index is not None:
+                    state._apply(int(actions[index]))
                 if state.current_player >= 0:
                     still.append(g)
                 else:
@@ -208,6 +219,15 @@ class ExpertIterationRun:
                 "actions": np.concatenate([a for _, a, _, _ in samples]).astype(np.int32),
                 "shares": np.concatenate([p for _, _, p, _ in samples]).astype(np.float32),
                 "values": np.array([v for _, _, _, v in samples], dtype=np.float32)}
+
+    def network_moves(self, states: list) -> list[int]:
+        """The network's most likely legal action in each state (the raw policy's move)."""
+        if not states:
+            return []
+        observations = np.stack([state.observation(state.current_player) for state in states])
+        masks = np.stack([state.legal_mask() for state in states])
+        logits, _ = NetworkEvaluator(self.policy).logits_and_values(observations, masks)
+        return logits.argmax(dim=1).tolist()
 
     def pick_opponents(self, count: int) -> tuple[list, list[int]]:
         """Per game: the baseline actor that plays every seat but one (None: self-play, the

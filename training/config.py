@@ -50,6 +50,7 @@ DEFAULTS: dict[str, Any] = {
         "rollout_weight": 0.0,      # λ: leaf values are (1-λ)·network value + λ·one random playout's result
         "opponents": {},            # share of the games a baseline plays all seats but the learner's, e.g. {greedy: 0.25}
         "expert": None,             # None: PUCT search decides and teaches; "alphabeta@D": that searcher does instead
+        "expert_moves": 1.0,        # with an expert: share of the learner's decisions it plays (the network the rest)
     },
     "pool": {
         "latest": 0.5,              # chance an episode is played against the current policy
@@ -136,6 +137,9 @@ def validate(config: dict) -> None:
     if expert is not None and not (base == "alphabeta" and (depth == "" or depth.isdigit() and 1 <= int(depth) <= 9)):
         raise ValueError(f"alphazero.expert must be null (PUCT search) or 'alphabeta@D' with a depth D from 1 to 9, "
                          f"got {expert!r}")
+    expert_moves = config["alphazero"]["expert_moves"]
+    if isinstance(expert_moves, bool) or not isinstance(expert_moves, (int, float)) or not 0 <= expert_moves <= 1:
+        raise ValueError(f"alphazero.expert_moves must be a share from 0 to 1, got {expert_moves!r}")
     init_from = train["init_from"]
     if init_from is not None and (not isinstance(init_from, str) or not init_from):
         raise ValueError(f"train.init_from must be the path of a checkpoint file (or null), got {init_from!r}")

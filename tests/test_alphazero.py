@@ -49,10 +49,11 @@ def test_a_run_writes_checkpoints_and_a_report_with_search(tmp_path):
     assert isinstance(agent, SearchAgent)
 
 
-@pytest.mark.parametrize("opponents", [{}, {"greedy": 0.5}])
-def test_an_interrupted_run_resumes_to_exactly_the_uninterrupted_result(tmp_path, opponents):
-    def tiny_config(**changes):  # the module's, with these baseline opponents
-        return load_config(None, **{**TINY, "alphazero.opponents": opponents, **changes})
+@pytest.mark.parametrize("settings", [{}, {"alphazero.opponents": {"greedy": 0.5}},
+                                      {"alphazero.expert": "alphabeta@1", "alphazero.expert_moves": 0.5}])
+def test_an_interrupted_run_resumes_to_exactly_the_uninterrupted_result(tmp_path, settings):
+    def tiny_config(**changes):  # the module's, with these baseline opponents or expert
+        return load_config(None, **{**TINY, **settings, **changes})
 
     straight = ExpertIterationRun(tiny_config(), tmp_path / "straight", progress=False, log=quiet)
     straight.train()

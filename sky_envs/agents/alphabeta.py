@@ -4,8 +4,9 @@ A classical searcher: every line of play ``depth`` decisions deep, the positions
 end judged by :func:`~sky_envs.agents.heuristics.search_evaluate` (finished games by their
 returns), values backed up by minimax with alpha-beta cuts; among the best moves one is
 drawn at random. Turns need not alternate (a seat that decides twice in a row maximises
-twice). In Scala, two plies of it beat the one-ply greedy agent almost every game where the
-networks and MCTS draw: it sees the opponent's immediate reply, which greedy does not.
+twice). In Scala two plies of it score 0.85 against the one-ply greedy agent (142 wins, 55
+draws, 3 losses in 200 games), which the trained network only holds to draws: it sees the
+opponent's immediate reply, which greedy does not.
 """
 
 from __future__ import annotations

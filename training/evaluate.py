@@ -3,7 +3,8 @@
     python -m training.evaluate --env sky_scrapers_v0 --agents random greedy mcts runs/x/final.pt
     python -m training.evaluate --config configs/sky_scrapers.yaml --agents random final.pt --games 100
 
-Agents are baseline names (``random``, ``greedy``, ``mcts``, ``mcts@400`` for a budget) or
+Agents are baseline names (``random``, ``greedy``, ``mcts``, ``mcts@400`` for a budget,
+``alphabeta@2`` for a depth, two-seat games) or
 checkpoint files (``policy.pt``; ``policy.pt@200`` plays PUCT search with 200 simulations),
 checked against the env before any game is played. ``--pairings A:B[:GAMES] ...``
 plays only those pairings (names as in the table), each ``--games`` or GAMES games; ``--workers N`` shares each

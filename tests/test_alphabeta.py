@@ -9,6 +9,7 @@ import pytest
 import sky_envs
 from sky_envs.agents import AlphaBetaAgent, GreedyAgent, make_agent
 from sky_envs.agents.heuristics import WIN, search_evaluate
+from tests.test_search import random_positions
 
 TWO_SEAT = ["scala_v0", "highrise_heist_v0", "sky_scrapers_v0", "skybridge_v0", "sky_towers_v0"]
 
@@ -27,28 +28,16 @@ def minimax(state, seat, depth):
     return max(values) if state.current_player == seat else min(values)
 
 
-def positions(env_id, count, seed, plies=(4, 40)):
-    game = sky_envs.make_game(env_id)
-    rng = np.random.default_rng(seed)
-    out = []
-    while len(out) < count:
-        state = game.new_initial_state(rng)
-        for _ in range(int(rng.integers(*plies))):
-            if state.current_player < 0:
-                break
-            legal = state.legal_actions()
-            state.apply(int(legal[rng.integers(legal.size)]))
-        if state.current_player >= 0:
-            out.append(state)
-    return out
-
-
 @pytest.mark.parametrize("env_id,depth", [("scala_v0", 2), ("highrise_heist_v0", 2), ("sky_scrapers_v0", 2)])
 def test_best_actions_are_exactly_minimaxs(env_id, depth):
     """Highrise Heist's turns are two decisions by one seat (a transfer, then a placement):
     the maximising seat must not alternate with the plies."""
     agent = AlphaBetaAgent(depth=depth, seed=0)
-    for state in positions(env_id, 6, seed=depth):
+    game = sky_envs.make_game(env_id)
+    # positions some plies into random games, each a different number (both of Highrise
+    # Heist's phases, early and late)
+    for plies in (4, 7, 11, 15, 19, 24):
+        (state,) = random_positions(game, 1, plies, seed=depth * 100 + plies)
         seat = state.current_player
         values = {}
         for action in state.legal_actions().tolist():

@@ -199,15 +199,13 @@ class ExpertIterationRun:
                 shares = visits / visits.sum()
                 records[g].append((state.observation(player), player, actions, shares.astype(np.float32)))
                 if g in own:
-                    state._apply(own[g])
-                    index = None
+                    action = own[g]
                 elif len(records[g]) <= s["temperature_moves"]:
-                    index = self.rng.choice(actions.size, p=shares)
+                    action = int(actions[self.rng.choice(actions.size, p=shares)])
                 else:
                     best = np.flatnonzero(visits == visits.max())
-                    index = best[self.rng.integers(best.size)]
-                if index is not None:
-                    state._apply(int(actions[index]))
+                    action = int(actions[best[self.rng.integers(best.size)]])
+                state._apply(action)
                 if state.current_player >= 0:
                     still.append(g)
                 else:

@@ -14,6 +14,7 @@ position it does not cover gets ``None``, and the agent plays its actions on clo
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import cache
 
 import numpy as np
 
@@ -130,7 +131,16 @@ def _win_loss(counts: np.ndarray, tallest: np.ndarray, seats: np.ndarray) -> np.
 #: judge many positions that share one side's stones; cleared when full
 _SCALA_PROGRESS: dict[int, tuple[int, int]] = {}
 _SCALA_PROGRESS_KEPT = 1 << 16
-_SCALA_ROWS: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+
+
+@cache
+def _scala_rows() -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Each Scala cell's row, and the first cell of each row 2..14 (read on first use:
+    importing the board at start-up would load the Scala engine with every agent)."""
+    from sky_envs.games.scala.board import CELL_RC
+
+    return (tuple(row for row, _ in CELL_RC),
+            tuple(i for i in range(1, len(CELL_RC)) if CELL_RC[i][0] != CELL_RC[i - 1][0]))
 
 
 def _scala_progress(stones: int, colour: int) -> tuple[int, int]:
@@ -138,17 +148,11 @@ def _scala_progress(stones: int, colour: int) -> tuple[int, int]:
     from 1, Red's down from 14. Cells are numbered row by row upward, so the leading stone
     is the highest (Blue) or lowest (Red) bit, and a stone's row is the number of row
     starts at or below it."""
-    global _SCALA_ROWS
     key = stones << 1 | colour
     found = _SCALA_PROGRESS.get(key)
     if found is not None:
         return found
-    if not _SCALA_ROWS[0]:
-        from sky_envs.games.scala.board import CELL_RC
-
-        _SCALA_ROWS = (tuple(row for row, _ in CELL_RC),
-                       tuple(i for i in range(1, len(CELL_RC)) if CELL_RC[i][0] != CELL_RC[i - 1][0]))
-    row_of, starts = _SCALA_ROWS
+    row_of, starts = _scala_rows()
     if not stones:
         found = (0, 0)
     else:

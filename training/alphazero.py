@@ -132,7 +132,8 @@ class ExpertIterationRun:
         torch.set_num_threads(int(config["train"]["torch_threads"]))
         torch.manual_seed(self.seed)
         self.rng = np.random.default_rng(self.seed)
-        self.policy = build_policy(config["policy"], self.game.observation_shape, self.game.num_actions)
+        self.policy = build_policy(config["policy"], self.game.observation_shape, self.game.num_actions,
+                                   action_cells=self.game.action_cells)
         weights, self.init_from = initial_weights(config, run_dir)  # fine-tuning (train.init_from)
         if weights is not None:
             self.policy.load_state_dict(weights)

@@ -32,7 +32,7 @@ import numpy as np
 
 from sky_envs.agents import save_checkpoint
 from sky_envs.agents.checkpoint import policy_metadata
-from sky_envs.agents.network import policy_kwargs
+from sky_envs.agents.network import check_action_cells, policy_class, policy_kwargs
 from sky_envs.core.registry import canonical_id, make_game
 from training.collector import make_collector
 from training.evaluate import evaluate_policy
@@ -83,7 +83,7 @@ class SelfPlayRun:
     def _new_model(self, vec):
         from sb3_contrib import MaskablePPO
 
-        model = MaskablePPO("MlpPolicy", vec, seed=self.seed, device="cpu", verbose=0,
+        model = MaskablePPO(policy_class(self.config["policy"]), vec, seed=self.seed, device="cpu", verbose=0,
                             tensorboard_log=str(self.run_dir / "tb"), policy_kwargs=self._policy_kwargs(),
                             rollout_buffer_class=PerSeatRolloutBuffer, **self.config["ppo"])
         if self.init_weights is not None:
@@ -92,7 +92,8 @@ class SelfPlayRun:
 
     # the network: these two methods are the only places that read config["policy"]
     def _policy_kwargs(self) -> dict:
-        return policy_kwargs(self.config["policy"])
+        game, spec = self.game, self.config["policy"]
+        return policy_kwargs(spec, check_action_cells(spec, game.observation_shape, game.num_actions, game.action_cells))
 
     def metadata(self) -> dict:
         return policy_metadata(self.game, self.options, self.config["policy"], algorithm="MaskablePPO self-play",

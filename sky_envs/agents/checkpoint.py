@@ -17,7 +17,7 @@ allocate or hang, whatever the file holds:
    shapes.
 
 The metadata names the env id and options, the observation and action shapes, the network
-spec, and how the policy was trained (``training``: algorithm, steps, seed, command,
+spec (with a pairs policy head, the game's ``action_cells`` too), and how the policy was trained (``training``: algorithm, steps, seed, command,
 wall-clock seconds); evaluation results may sit in ``rating``, and ``search`` may hold the
 settings this network plays best with under search (``rollout_weight``, ``c_puct``: the
 defaults of ``make_agent("policy.pt@N")``, measured when it shipped).
@@ -39,14 +39,14 @@ from typing import Any
 
 import numpy as np
 
-from sky_envs.agents.network import build_policy, check_size, normalize_spec
+from sky_envs.agents.network import build_policy, check_action_cells, check_size, normalize_spec, pairs_head
 from sky_envs.agents.search import search_setting_error
 
 FORMAT = "sky_envs.policy/2"
 MAX_FILE_BYTES = 64 * 2**20
 MAX_UNPACKED_BYTES = 256 * 2**20
 REQUIRED = {"env_id": str, "env_options": dict, "observation_shape": list, "num_actions": int, "network": dict}
-OPTIONAL = {"training": dict, "rating": dict, "search": dict}
+OPTIONAL = {"training": dict, "rating": dict, "search": dict, "action_cells": list}
 WEIGHTS_DTYPES = ("float32", "float16")
 
 
@@ -177,6 +177,7 @@ def _check_metadata(metadata: dict, where: str) -> None:
                                   "rollout_weight in [0, 1] and a positive c_puct")
     try:
         check_size(normalize_spec(metadata["network"]), shape, metadata["num_actions"])
+        check_action_cells(metadata["network"], shape, metadata["num_actions"], metadata.get("action_cells"))
     except ValueError as error:
         raise CheckpointError(f"{where}: {error}") from None
 
@@ -192,7 +193,8 @@ def load_checkpoint(path: str | os.PathLike, env_id: str | None = None,
     where = f"checkpoint {str(path)!r}"
     if env_id is not None:
         check_env(where, metadata, env_id, env_options)
-    policy = build_policy(metadata["network"], metadata["observation_shape"], metadata["num_actions"])
+    policy = build_policy(metadata["network"], metadata["observation_shape"], metadata["num_actions"],
+                          action_cells=metadata.get("action_cells"))
     expected = {name: tuple(tensor.shape) for name, tensor in policy.state_dict().items()}
     found = {name: tuple(tensor.shape) for name, tensor in state_dict.items()}
     if expected != found:
@@ -219,10 +221,18 @@ def check_env(where: str, metadata: dict, env_id: str, env_options: dict | None)
         raise CheckpointError(
             f"{where} expects observations {tuple(metadata['observation_shape'])} and {metadata['num_actions']} "
             f"actions, but {env_id} with options {options} has {tuple(game.observation_shape)} and {game.num_actions}")
+    cells = metadata.get("action_cells")
+    if cells is not None and tuple(cells) != tuple(game.action_cells or ()):
+        raise CheckpointError(f"{where} scores moves between board cells that {env_id} does not have "
+                              "(its action_cells differ from the game's)")
 
 
 def policy_metadata(game, options: dict, network: dict, **training: Any) -> dict:
     """The metadata of a policy for ``game`` (a :class:`~sky_envs.core.state.Game` made with ``options``)."""
-    return {"env_id": game.env_id, "env_options": dict(options), "observation_shape": list(game.observation_shape),
-            "num_actions": int(game.num_actions), "network": normalize_spec(network),
-            "training": {k: (v.item() if isinstance(v, np.generic) else v) for k, v in training.items()}}
+    metadata = {"env_id": game.env_id, "env_options": dict(options), "observation_shape": list(game.observation_shape),
+                "num_actions": int(game.num_actions), "network": normalize_spec(network),
+                "training": {k: (v.item() if isinstance(v, np.generic) else v) for k, v in training.items()}}
+    if pairs_head(network):
+        metadata["action_cells"] = list(check_action_cells(network, game.observation_shape, game.num_actions,
+                                                           game.action_cells))
+    return metadata

@@ -11,7 +11,11 @@ code, and loading one stays weights-only:
   a 1x1 convolution down to ``head_channels`` planes, then policy and value heads of
   ``head_hidden`` layers. The trunk sees every cell with the same weights, so what it
   learns about one part of the board carries to every other part, and to boards of other
-  shapes inside the same box.
+  shapes inside the same box. ``"policy_head": "pairs"`` (games with ``action_cells``,
+  whose actions move between two board cells: Scala) replaces the dense policy head with
+  :class:`~sky_envs.agents.features.CellPairsHead`: a move scores the product of the
+  trunk's planes at its two cells, so ``head_channels`` (even) is twice the vectors' size
+  and ``head_hidden`` is the value head's alone.
 
 Both become the ``policy_kwargs`` of sb3-contrib's ``MaskableActorCriticPolicy``: the
 same network serves PPO and the search-based learner, and one checkpoint format holds
@@ -31,10 +35,12 @@ import numpy as np
 
 ACTIVATIONS = ("tanh", "relu")
 KINDS = ("mlp", "resnet")
+POLICY_HEADS = ("dense", "pairs")
 LIMITS = {"width": 4096, "layers": 8, "channels": 256, "blocks": 20, "parameters": 20_000_000}
 DEFAULTS = {
     "mlp": {"hidden": [256, 256], "activation": "relu"},
-    "resnet": {"channels": 64, "blocks": 4, "head_channels": 8, "head_hidden": [128], "activation": "relu"},
+    "resnet": {"channels": 64, "blocks": 4, "head_channels": 8, "head_hidden": [128], "activation": "relu",
+               "policy_head": "dense"},
 }
 
 
@@ -68,7 +74,34 @@ def normalize_spec(spec: Any) -> dict:
         out["blocks"] = _positive_int(out["blocks"], "blocks", LIMITS["blocks"])
         out["head_channels"] = _positive_int(out["head_channels"], "head_channels", LIMITS["channels"])
         out["head_hidden"] = _widths(out["head_hidden"], "head_hidden")
+        if out["policy_head"] not in POLICY_HEADS:
+            raise ValueError(f"network policy_head must be one of {POLICY_HEADS}, got {out['policy_head']!r}")
+        if out["policy_head"] == "pairs" and out["head_channels"] % 2:
+            raise ValueError(f"a pairs policy head splits the head planes in two halves: head_channels must be "
+                             f"even, got {out['head_channels']}")
     return out
+
+
+def pairs_head(spec: dict) -> bool:
+    """True when ``spec``'s policy scores moves by their two cells (it needs ``action_cells``)."""
+    spec = normalize_spec(spec)
+    return spec["kind"] == "resnet" and spec["policy_head"] == "pairs"
+
+
+def check_action_cells(spec: dict, observation_shape, num_actions: int, action_cells) -> tuple[int, ...] | None:
+    """The ``action_cells`` a pairs head needs, checked against the shapes (None for other
+    networks); ``ValueError`` saying what is wrong."""
+    if not pairs_head(spec):
+        return None
+    if action_cells is None:
+        raise ValueError("a pairs policy head needs a game whose actions are moves between board cells "
+                         "(Game.action_cells); this game has none: use policy_head 'dense'")
+    cells = tuple(int(cell) for cell in action_cells)
+    rows, cols, _ = _board_shape(observation_shape)
+    if len(cells) ** 2 != num_actions or not all(0 <= cell < rows * cols for cell in cells):
+        raise ValueError(f"action_cells must be n cells of the {rows}x{cols} board with n * n = {num_actions} "
+                         f"actions, got {len(cells)} cells")
+    return cells
 
 
 def parameter_count(spec: dict, observation_shape, num_actions: int) -> int:
@@ -80,6 +113,12 @@ def parameter_count(spec: dict, observation_shape, num_actions: int) -> int:
         trunk = (planes * 9 + 1) * c + spec["blocks"] * 2 * (c * 9 * c + c) + (c + 1) * spec["head_channels"]
         features = spec["head_channels"] * rows * cols
         hidden = spec["head_hidden"]
+        if spec["policy_head"] == "pairs":  # the value head's layers, then one bias per action
+            total, width = trunk + num_actions, features
+            for layer in hidden:
+                total += (width + 1) * layer
+                width = layer
+            return total + width + 1
     else:
         trunk, features, hidden = 0, math.prod(observation_shape), spec["hidden"]
     total, width = trunk, features
@@ -103,8 +142,21 @@ def _board_shape(observation_shape) -> tuple[int, int, int]:
     return tuple(int(n) for n in observation_shape)
 
 
-def policy_kwargs(spec: dict) -> dict:
-    """sb3-contrib ``MaskableActorCriticPolicy`` keyword arguments for a network spec."""
+def policy_class(spec: dict) -> type:
+    """The sb3-contrib policy class of a network spec: ``MaskableActorCriticPolicy``, or its
+    subclass :class:`~sky_envs.agents.features.CellPairsPolicy` for a pairs policy head."""
+    if pairs_head(spec):
+        from sky_envs.agents.features import CellPairsPolicy
+
+        return CellPairsPolicy
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    return MaskableActorCriticPolicy
+
+
+def policy_kwargs(spec: dict, action_cells=None) -> dict:
+    """Keyword arguments of :func:`policy_class` for a network spec (``action_cells``, from
+    :func:`check_action_cells`, for a pairs policy head)."""
     import torch
 
     from sky_envs.agents.features import BoardResNet, Log1pFlatten
@@ -113,18 +165,23 @@ def policy_kwargs(spec: dict) -> dict:
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[spec["activation"]]
     if spec["kind"] == "mlp":
         return {"net_arch": list(spec["hidden"]), "activation_fn": activation, "features_extractor_class": Log1pFlatten}
-    return {"net_arch": {"pi": list(spec["head_hidden"]), "vf": list(spec["head_hidden"])},
-            "activation_fn": activation, "features_extractor_class": BoardResNet,
-            "features_extractor_kwargs": {"channels": spec["channels"], "blocks": spec["blocks"],
-                                          "head_channels": spec["head_channels"]}}
+    pairs = spec["policy_head"] == "pairs"
+    kwargs = {"net_arch": {"pi": [] if pairs else list(spec["head_hidden"]), "vf": list(spec["head_hidden"])},
+              "activation_fn": activation, "features_extractor_class": BoardResNet,
+              "features_extractor_kwargs": {"channels": spec["channels"], "blocks": spec["blocks"],
+                                            "head_channels": spec["head_channels"], "head_activation": not pairs}}
+    if pairs:
+        kwargs["action_cells"] = tuple(action_cells)
+    return kwargs
 
 
-def build_policy(spec: dict, observation_shape, num_actions: int, learning_rate: float = 3e-4):
-    """An untrained ``MaskableActorCriticPolicy`` for these shapes (size checked first)."""
+def build_policy(spec: dict, observation_shape, num_actions: int, learning_rate: float = 3e-4, action_cells=None):
+    """An untrained policy (:func:`policy_class`) for these shapes (size checked first);
+    ``action_cells`` is the game's, needed by a pairs policy head."""
     from gymnasium import spaces
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     check_size(spec, observation_shape, num_actions)
+    cells = check_action_cells(spec, observation_shape, num_actions, action_cells)
     observation_space = spaces.Box(-np.inf, np.inf, shape=tuple(observation_shape), dtype=np.float32)
-    return MaskableActorCriticPolicy(observation_space, spaces.Discrete(num_actions), lambda _: learning_rate,
-                                     **policy_kwargs(spec))
+    return policy_class(spec)(observation_space, spaces.Discrete(num_actions), lambda _: learning_rate,
+                              **policy_kwargs(spec, cells))

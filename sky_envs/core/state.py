@@ -102,7 +102,8 @@ class Game(ABC):
     Class attributes subclasses set: ``name`` (``"sky_scrapers"``), ``version`` (0).
     Instance attributes subclasses set: ``num_players``, ``num_actions``,
     ``observation_shape``, ``max_turns``; optionally ``observation_low/high``: the bounds
-    of every observation value, a number or an array of ``observation_shape``.
+    of every observation value, a number or an array of ``observation_shape``;
+    ``action_cells`` where every action moves something from one board cell to another.
     """
 
     name: str = "game"
@@ -113,6 +114,10 @@ class Game(ABC):
     observation_low: float | np.ndarray = 0.0
     observation_high: float | np.ndarray = 1.0
     max_turns: int
+    #: For games whose actions are moves between n board cells, ``action = from * n + to``:
+    #: each cell's flat index in the observation's (rows, cols) grid, so that a network can
+    #: score a move from its two cells (``policy_head: pairs``). None elsewhere.
+    action_cells: tuple[int, ...] | None = None
 
     @abstractmethod
     def new_initial_state(self, rng: np.random.Generator) -> GameState:

@@ -107,7 +107,8 @@ class SkyMultiAgentEnv(MultiAgentEnv):
 class ProjectNetworkModule(TorchRLModule, ValueFunctionAPI):
     """A masked PPO RLModule whose network is a project ``MaskableActorCriticPolicy``.
 
-    ``model_config={"network": spec}`` (default: the ``mlp`` spec's defaults). The module's
+    ``model_config={"network": spec}`` (default: the ``mlp`` spec's defaults; a spec with a
+    pairs policy head also needs ``"action_cells": game.action_cells``). The module's
     ``policy`` attribute is that SB3 policy: its logits before masking are exactly what a
     checkpoint exported by :func:`export_checkpoint` gives the project's agents.
     """
@@ -119,7 +120,8 @@ class ProjectNetworkModule(TorchRLModule, ValueFunctionAPI):
                              f"'{ACTION_MASK}' (SkyMultiAgentEnv's), got {space}")
         config = self.model_config or {}
         self.network_spec = normalize_spec(config.get("network", {"kind": "mlp", **DEFAULTS["mlp"]}))
-        self.policy = build_policy(self.network_spec, space[OBSERVATIONS].shape, self.action_space.n)
+        self.policy = build_policy(self.network_spec, space[OBSERVATIONS].shape, self.action_space.n,
+                                   action_cells=config.get("action_cells"))
 
     def _latents(self, observations: torch.Tensor):
         return self.policy.mlp_extractor(self.policy.extract_features(observations))
@@ -146,6 +148,7 @@ def export_checkpoint(module: ProjectNetworkModule, path: str | os.PathLike, env
     :func:`~sky_envs.agents.checkpoint.save_checkpoint`. ``training`` goes into the metadata."""
     options = dict(options or {})
     game = sky_envs.make_game(env_id, **options)
-    policy = build_policy(module.network_spec, game.observation_shape, game.num_actions)
+    policy = build_policy(module.network_spec, game.observation_shape, game.num_actions,
+                          action_cells=game.action_cells)
     policy.load_state_dict(module.policy.state_dict())
     return save_checkpoint(path, policy, policy_metadata(game, options, module.network_spec, **training))

@@ -41,6 +41,7 @@ class ScalaGame(Game):
         self.num_actions = NUM_CELLS * NUM_CELLS
         self.observation_shape = (ROWS, COLS, NUM_CHANNELS)
         self.observation_low, self.observation_high = 0.0, 1.0
+        self.action_cells = tuple(int(i) for i in GRID_INDEX)  # action = from * 88 + to
         self.observation_base = self._observation_base()
 
     @staticmethod

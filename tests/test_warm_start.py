@@ -134,3 +134,21 @@ def test_a_resumed_run_keeps_its_sources_record_when_the_file_has_gone(tmp_path,
     resumed = SelfPlayRun(tiny_config(**{"train.init_from": str(copy), "train.timesteps": 512}), tmp_path / "ppo",
                           progress=False, log=quiet)
     assert load_checkpoint(resumed.train(resume=True))[1]["training"]["init_from"] == recorded
+
+
+def test_a_checkpoint_written_before_a_spec_key_existed_still_fits(tmp_path):
+    """A resnet checkpoint whose spec has no ``policy_head`` (older files) is the dense head."""
+    import sky_envs
+    from sky_envs.agents.checkpoint import policy_metadata, save_checkpoint
+    from sky_envs.agents.network import build_policy
+
+    config = tiny_config()
+    spec = {"kind": "resnet", "channels": 4, "blocks": 1, "head_channels": 2, "head_hidden": [8], "activation": "relu"}
+    game = sky_envs.make_game(config["env"]["id"], **config["env"]["options"])
+    metadata = policy_metadata(game, config["env"]["options"], spec, algorithm="test", steps=0)
+    del metadata["network"]["policy_head"]  # as written before the key existed
+    policy = build_policy(spec, game.observation_shape, game.num_actions)
+    path = save_checkpoint(tmp_path / "old.pt", policy, metadata)
+    run = SelfPlayRun(tiny_config(**{"train.init_from": str(path), "policy": spec}), tmp_path / "run",
+                      progress=False, log=quiet)
+    assert run.init_from["file"] == str(path)

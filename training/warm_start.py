@@ -29,7 +29,8 @@ def initial_weights(config: dict, run_dir: str | Path) -> tuple[dict | None, dic
     where = f"train.init_from checkpoint {str(source)!r}"
     check_env(where, metadata, config["env"]["id"], config["env"]["options"])
     network = normalize_spec(config["policy"])
-    if metadata["network"] != network:
+    # both normalised: a checkpoint written before a spec key existed holds that key's default
+    if normalize_spec(metadata["network"]) != network:
         raise CheckpointError(f"{where} holds the network {metadata['network']}, but the config's policy is {network}: "
                               "set policy to the checkpoint's network to start from its weights")
     provenance = {"file": str(source), "sha256": metadata["sha256"], "training": metadata.get("training", {})}

@@ -17,8 +17,8 @@ allocate or hang, whatever the file holds:
    shapes.
 
 The metadata names the env id and options, the observation and action shapes, the network
-spec (with a pairs policy head, the game's ``action_cells`` too), and how the policy was trained (``training``: algorithm, steps, seed, command,
-wall-clock seconds); evaluation results may sit in ``rating``, and ``search`` may hold the
+spec (with a pairs policy head, the game's ``action_cells`` too), and how the policy was
+trained (``training``: algorithm, steps, seed, command, wall-clock seconds); evaluation results may sit in ``rating``, and ``search`` may hold the
 settings this network plays best with under search (``rollout_weight``, ``c_puct``: the
 defaults of ``make_agent("policy.pt@N")``, measured when it shipped).
 

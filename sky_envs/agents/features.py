@@ -76,10 +76,7 @@ class CellPairsHead(nn.Module):
     """
 
     def __init__(self, head_channels: int, cells, board_cells: int):
-        super().__init__()
-        if head_channels % 2:
-            raise ValueError(f"a cell-pairs head splits the head planes in two halves: head_channels must be even, "
-                             f"got {head_channels}")
+        super().__init__()  # head_channels is even: network.normalize_spec checks it
         self.planes, self.board_cells, self.half = head_channels, board_cells, head_channels // 2
         self.register_buffer("cells", torch.as_tensor(list(cells), dtype=torch.long), persistent=False)
         self.bias = nn.Parameter(torch.zeros(len(cells) ** 2))

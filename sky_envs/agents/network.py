@@ -113,19 +113,16 @@ def parameter_count(spec: dict, observation_shape, num_actions: int) -> int:
         trunk = (planes * 9 + 1) * c + spec["blocks"] * 2 * (c * 9 * c + c) + (c + 1) * spec["head_channels"]
         features = spec["head_channels"] * rows * cols
         hidden = spec["head_hidden"]
-        if spec["policy_head"] == "pairs":  # the value head's layers, then one bias per action
-            total, width = trunk + num_actions, features
-            for layer in hidden:
-                total += (width + 1) * layer
-                width = layer
-            return total + width + 1
     else:
         trunk, features, hidden = 0, math.prod(observation_shape), spec["hidden"]
-    total, width = trunk, features
-    for layer in hidden:  # policy and value heads each have these layers
-        total += 2 * (width + 1) * layer
+    head, width = 0, features  # the hidden layers of one head, and the width they end with
+    for layer in hidden:
+        head += (width + 1) * layer
         width = layer
-    return total + (width + 1) * num_actions + (width + 1)
+    value = head + width + 1
+    if spec["kind"] == "resnet" and spec["policy_head"] == "pairs":
+        return trunk + value + num_actions  # the pairs head: one bias per action, no layers
+    return trunk + value + head + (width + 1) * num_actions
 
 
 def check_size(spec: dict, observation_shape, num_actions: int) -> None:

@@ -5,8 +5,9 @@ end judged by :func:`~sky_envs.agents.heuristics.search_evaluate` (finished game
 returns), values backed up by minimax with alpha-beta cuts; among the best moves one is
 drawn at random. Turns need not alternate (a seat that decides twice in a row maximises
 twice). In Scala two plies of it score 0.85 against the one-ply greedy agent (142 wins, 55
-draws, 3 losses in 200 games), which the trained network only holds to draws: it sees the
-opponent's immediate reply, which greedy does not.
+draws, 3 losses in 200 games): it sees the opponent's immediate reply, which greedy does
+not. Networks that imitate it (``alphazero.expert``) are the first stage of Scala's shipped
+network.
 """
 
 from __future__ import annotations

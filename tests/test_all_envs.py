@@ -80,6 +80,16 @@ def test_text_round_trip_and_clone_independence(env_id):
 
 
 @pytest.mark.parametrize("env_id", BUILTIN)
+def test_states_keep_every_attribute_in_slots_and_clones_set_them_all(env_id):
+    # see GameState: a state with a __dict__ would fall off the fast attribute path
+    for state in random_states(env_id, seed=3, max_steps=80):
+        for copy_ in (state, state.clone(), state.game.state_from_text(state.to_text())):
+            assert not hasattr(copy_, "__dict__"), f"{type(copy_).__name__} has an undeclared attribute"
+            unset = [name for name in type(copy_)._slot_names if not hasattr(copy_, name)]
+            assert not unset, f"{type(copy_).__name__} leaves slots unset: {unset}"
+
+
+@pytest.mark.parametrize("env_id", BUILTIN)
 def test_illegal_actions_are_explained(env_id):
     env = sky_envs.make_raw(env_id)
     env.reset(seed=0)

@@ -1,11 +1,12 @@
-"""The hot-path helpers in core: shared read-only masks, flat views, lazily copied rngs."""
+"""The hot-path helpers in core: shared read-only masks, flat views, lazily copied rngs,
+slot copies."""
 
 import numpy as np
 import pytest
 
 from sky_envs.core import masks
 from sky_envs.core.buffers import flat_view
-from sky_envs.core.state import LazilyCopiedRng
+from sky_envs.core.state import GameState, LazilyCopiedRng
 
 
 def test_masks_from_actions_are_shared_read_only_and_exact():
@@ -43,7 +44,6 @@ class _Holder(LazilyCopiedRng):
 
     def clone(self):
         twin = object.__new__(_Holder)
-        twin.__dict__.update(self.__dict__)
         self._copy_rng_to(twin)
         return twin
 
@@ -60,3 +60,39 @@ def test_clones_get_the_stream_as_of_the_clone_and_their_own_generator():
     assert twin.rng.integers(1 << 30, size=4).tolist() == stream
     assert grandchild.rng.integers(1 << 30, size=4).tolist() == stream
     assert twin.rng is not original.rng and grandchild.rng is not twin.rng
+
+
+class _Base(GameState):
+    __slots__ = ("game", "current_player", "items")
+
+    def __init__(self):
+        self.game, self.current_player, self.items = "g", 0, [1, 2]
+
+
+class _Child(_Base):
+    __slots__ = ("extra",)
+
+    def __init__(self):
+        super().__init__()
+        self.extra = "x"
+
+
+class _WithDict(_Base):   # no __slots__: instances have a __dict__
+    pass
+
+
+for _cls in (_Base, _Child, _WithDict):   # the abstract methods do not matter here
+    _cls.__abstractmethods__ = frozenset()
+
+
+def test_slotted_states_get_a_shallow_copy_of_every_slot_and_others_do_not():
+    assert _Child._slot_names == ("game", "current_player", "items", "extra")
+    child = _Child()
+    twin = child._shallow_copy()
+    assert type(twin) is _Child and twin is not child
+    assert [getattr(twin, n) for n in _Child._slot_names] == ["g", 0, [1, 2], "x"]
+    assert twin.items is child.items                      # shallow: clone() copies what moves
+    assert _Base()._shallow_copy().current_player == 0
+    assert _WithDict._slot_names == ()
+    with pytest.raises(TypeError, match="declares no __slots__"):
+        _WithDict()._shallow_copy()

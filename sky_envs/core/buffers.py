@@ -22,7 +22,11 @@ def flat_view(array: np.ndarray) -> memoryview:
 class KeepsViews:
     """Mixin for states that keep views of their own arrays (``flat_view``s, reshapes):
     pickling and deepcopy leave the views out, loading rebuilds them with ``_views()``,
-    which subclasses define (and call from ``__init__`` and ``clone``)."""
+    which subclasses define (and call from ``__init__`` and ``clone``). Works for states
+    with ``__slots__`` (every slot set, as :class:`~sky_envs.core.state.GameState` asks) and
+    for states with a ``__dict__``."""
+
+    __slots__ = ()
 
     #: the attributes ``_views`` sets
     _view_names: tuple[str, ...] = ()
@@ -31,11 +35,10 @@ class KeepsViews:
         raise NotImplementedError
 
     def __getstate__(self) -> dict:
-        state = self.__dict__.copy()
-        for name in self._view_names:
-            state.pop(name, None)
-        return state
+        names = getattr(self, "_slot_names", ()) or vars(self)
+        return {name: getattr(self, name) for name in names if name not in self._view_names}
 
     def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
+        for name, value in state.items():
+            setattr(self, name, value)
         self._views()

@@ -25,6 +25,8 @@ COLOUR_LETTERS = "br"
 class HeistState(StackState):
     """A Highrise Heist position; see :mod:`sky_envs.highrise_heist_v0` for the rules."""
 
+    __slots__ = ("cap",)
+
     # ------------------------------------------------------------ hooks
     def _placement_limits(self) -> list[int]:
         return [self._placement_cap()] * NUM_STANDS

@@ -42,6 +42,8 @@ def arm_seat(stand: int) -> int:
 class RushState(StackState):
     """A Golden Rush position; see :mod:`sky_envs.golden_rush_v0` for the rules."""
 
+    __slots__ = ("queue",)
+
     def __init__(self, game, stands, turn, phase, closed_this_turn, queue: list[int], rng):
         self.queue = queue
         super().__init__(game, stands, turn, phase, closed_this_turn, rng)

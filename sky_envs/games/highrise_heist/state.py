@@ -63,6 +63,11 @@ def top_group(column: list[int]) -> tuple[int, int]:
 class StackState(KeepsViews, GameState):
     """One position of either mode; see the module docstring. Mode subclasses add hooks."""
 
+    __slots__ = ("game", "stands", "groups", "cells", "_cell_view", "turn", "phase",
+                 "closed_this_turn", "rng", "finished", "current_player", "_mask",
+                 "_legal_cache", "heights", "cap_bits", "source_rows", "target_cols",
+                 "place_ids", "keys", "place_classes", "place_key", "_over_by_rules")
+
     def __init__(self, game, stands: list[list[int]], turn: int, phase: int, closed_this_turn: bool,
                  rng: np.random.Generator | None):
         self.game = game
@@ -79,6 +84,7 @@ class StackState(KeepsViews, GameState):
         self.finished = False
         self.current_player = -1
         self._mask: np.ndarray | None = None
+        self._legal_cache = None
         self._init_codes()
         self._over_by_rules = self._decided()  # changes only when a stand closes: cached
         self._settle()
@@ -174,9 +180,6 @@ class StackState(KeepsViews, GameState):
     def to_move(self) -> int:
         """The seat whose turn it is (also written in the text once the game is over)."""
         return self.turn % self.game.num_players
-
-    def heights(self) -> list[int]:
-        return [len(column) for column in self.stands]
 
     def open_stands(self) -> list[int]:
         return [s for s, column in enumerate(self.stands) if len(column) < HEIGHT]
@@ -419,8 +422,7 @@ class StackState(KeepsViews, GameState):
 
     # ------------------------------------------------------------ copies, text
     def clone(self) -> StackState:
-        twin = object.__new__(type(self))
-        twin.__dict__.update(self.__dict__)
+        twin = self._shallow_copy()
         twin.stands = [column[:] for column in self.stands]
         twin.groups = self.groups[:]
         twin.cells = self.cells.copy()

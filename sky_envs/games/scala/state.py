@@ -46,6 +46,9 @@ class ScalaState(GameState):
     already ended by the split rule, which the board alone does not show.
     """
 
+    __slots__ = ("game", "stones", "_halves", "to_move", "rng", "plies", "winner", "end",
+                 "last_move", "current_player", "_mask", "_actions", "connected")
+
     def __init__(self, game, blue: int, red: int, to_move: int, rng: np.random.Generator | None,
                  split_winner: int = -1):
         self.game = game
@@ -75,9 +78,7 @@ class ScalaState(GameState):
     def clone(self) -> ScalaState:
         # the rng is never drawn from during play (no chance in Scala): clones share it;
         # masks are ints, the legal mask and list are read-only and replaced, never edited
-        twin = object.__new__(type(self))
-        twin.__dict__ = self.__dict__.copy()     # a dict copy is cheaper than update() into an empty one
-        return twin
+        return self._shallow_copy()
 
     # ------------------------------------------------------------------ rules
     def targets(self, start: int) -> int:

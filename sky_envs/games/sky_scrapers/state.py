@@ -22,6 +22,10 @@ class SkyScrapersState(GameState):
     (the board's sentinel) reads as "empty" without a branch.
     """
 
+    __slots__ = ("game", "board", "heights", "tops", "seat_colours", "phase", "tiles_left",
+                 "first_mover", "rng", "turns", "finished", "to_move", "current_player",
+                 "_mask", "_legal_cache", "_planes", "_columns", "_landing")
+
     def __init__(self, game, board: Board, heights, tops, seat_colours, phase: str, to_move: int,
                  tiles_left, first_mover: int, rng: np.random.Generator | None):
         self.game = game
@@ -38,6 +42,7 @@ class SkyScrapersState(GameState):
         self.to_move = to_move            # whose turn it nominally is (kept for the text)
         self.current_player = -1
         self._mask: np.ndarray | None = None
+        self._legal_cache = None
         self._planes = self._build_planes()
         self._columns = self._observation_columns()
         self._landing = board.landing(heights)  # (B, 8), kept up to date move by move
@@ -75,8 +80,7 @@ class SkyScrapersState(GameState):
 
     # ------------------------------------------------------------------ clone
     def clone(self) -> SkyScrapersState:
-        twin = object.__new__(type(self))
-        twin.__dict__.update(self.__dict__)
+        twin = self._shallow_copy()
         twin.heights = self.heights.copy()
         twin.tops = self.tops.copy()
         twin.seat_colours = self.seat_colours.copy()

@@ -41,6 +41,14 @@ TURN_ACTIONS = 2
 class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
     """A Sky Towers position. Built by ``SkyTowersGame`` (set-up or position text)."""
 
+    __slots__ = ("game", "layout", "deckinfo", "n", "T", "hands", "hand_size", "rows", "sums",
+                 "piles", "sails", "flags", "ten_towers", "action_up", "deck", "deck_known",
+                 "open", "discards", "holder", "turns", "turn_of", "actions_left", "phase",
+                 "rush_slot", "give_target", "completed_turn", "end_seat", "final",
+                 "current_player", "known", "lacks", "_legal", "_actions_of", "_pub",
+                 "_pub_view", "_dirty", "_dirty_row", "_dirty_score", "_dirty_pool",
+                 "_touched_hand", "_touched_slot")
+
     def __init__(self, game, rng: np.random.Generator | None):
         n = game.num_players
         self.game = game
@@ -261,8 +269,7 @@ class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
         self._pub_view = flat_view(self._pub)   # single entries of _pub are written through it
 
     def clone(self) -> SkyTowersState:
-        new = object.__new__(SkyTowersState)
-        new.__dict__ = self.__dict__.copy()      # a dict copy is cheaper than update() into an empty one
+        new = self._shallow_copy()
         self._copy_rng_to(new)
         new.hands = [h[:] for h in self.hands]
         new.hand_size = self.hand_size[:]

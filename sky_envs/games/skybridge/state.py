@@ -34,6 +34,11 @@ class SkybridgeState(LazilyCopiedRng, KeepsViews, GameState):
     (see ``observation.py``), kept up to date by every placement.
     """
 
+    __slots__ = ("game", "stacks", "supply", "heights", "top_colour", "top_kind", "occ", "near",
+                 "features", "obs_matrix", "_flat", "_fmv", "_mmv", "_low", "_lv", "_cb",
+                 "_blocks", "_openbits", "pieces_on_board", "_open", "finished", "to_move",
+                 "current_player", "_mask", "_legal_cache")
+
     def __init__(self, game, stacks: list[list[int]], supply: list[list[list[int]]], to_move: int,
                  rng: np.random.Generator | None):
         self.game = game
@@ -72,11 +77,11 @@ class SkybridgeState(LazilyCopiedRng, KeepsViews, GameState):
         self.to_move = to_move
         self.current_player = -1
         self._mask: np.ndarray | None = None
+        self._legal_cache = None
         self._start_turn(to_move)
 
     def clone(self) -> SkybridgeState:
-        twin = object.__new__(type(self))
-        twin.__dict__.update(self.__dict__)
+        twin = self._shallow_copy()
         self._copy_rng_to(twin)
         twin.stacks = [s[:] for s in self.stacks]
         twin.supply = [[s[:] for s in seat] for seat in self.supply]

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from sky_envs.core import masks
-from sky_envs.core.buffers import flat_view
+from sky_envs.core.buffers import KeepsViews, flat_view
 from sky_envs.core.state import GameState, LazilyCopiedRng
 
 
@@ -93,6 +93,41 @@ def test_slotted_states_get_a_shallow_copy_of_every_slot_and_others_do_not():
     assert [getattr(twin, n) for n in _Child._slot_names] == ["g", 0, [1, 2], "x"]
     assert twin.items is child.items                      # shallow: clone() copies what moves
     assert _Base()._shallow_copy().current_player == 0
-    assert _WithDict._slot_names == ()
-    with pytest.raises(TypeError, match="declares no __slots__"):
+    assert _WithDict._slot_names == _Base._slot_names     # its slots, though it has a __dict__ too
+    with pytest.raises(TypeError, match="have a __dict__"):
         _WithDict()._shallow_copy()
+
+
+class _Viewed(KeepsViews, _Base):
+    __slots__ = ("cells", "_view")
+    _view_names = ("_view",)
+
+    def __init__(self):
+        super().__init__()
+        self.cells = np.arange(4, dtype=np.float32)
+        self._views()
+
+    def _views(self):
+        self._view = flat_view(self.cells)
+
+
+class _ViewedWithDict(_Viewed):   # no __slots__: slots and a __dict__
+    def __init__(self):
+        super().__init__()
+        self.note = "kept"
+
+
+_Viewed.__abstractmethods__ = _ViewedWithDict.__abstractmethods__ = frozenset()
+
+
+@pytest.mark.parametrize("cls", [_Viewed, _ViewedWithDict])
+def test_states_with_views_pickle_every_attribute_and_rebuild_their_views(cls):
+    import pickle
+
+    state = cls()
+    again = pickle.loads(pickle.dumps(state))
+    assert [getattr(again, n) for n in ("game", "current_player", "items")] == ["g", 0, [1, 2]]
+    again._view[1] = 9                                   # the rebuilt view writes into the copy's array
+    assert again.cells.tolist() == [0, 9, 2, 3] and state.cells.tolist() == [0, 1, 2, 3]
+    if cls is _ViewedWithDict:
+        assert again.note == "kept"

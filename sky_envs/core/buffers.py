@@ -35,8 +35,9 @@ class KeepsViews:
         raise NotImplementedError
 
     def __getstate__(self) -> dict:
-        names = getattr(self, "_slot_names", ()) or vars(self)
-        return {name: getattr(self, name) for name in names if name not in self._view_names}
+        names = [*getattr(self, "_slot_names", ()), *getattr(self, "__dict__", ())]
+        return {name: getattr(self, name) for name in names
+                if name not in self._view_names and hasattr(self, name)}
 
     def __setstate__(self, state: dict) -> None:
         for name, value in state.items():

@@ -96,19 +96,13 @@ class LazilyCopiedRng:
             twin._rng, twin._rng_copy = None, (type(bit_generator), bit_generator.state)
 
 
-def _slot_names(cls: type) -> tuple[str, ...] | None:
-    """Every slot of ``cls`` and its bases, or None if its instances have a ``__dict__``."""
+def _slot_names(cls: type) -> tuple[str, ...]:
+    """Every slot declared by ``cls`` and its bases, the bases' first."""
     names: list[str] = []
     for klass in reversed(cls.__mro__):
-        if klass is object:
-            continue
-        if "__slots__" not in vars(klass):
-            return None
-        slots = vars(klass)["__slots__"]
+        slots = vars(klass).get("__slots__", ())
         for name in (slots,) if isinstance(slots, str) else slots:
-            if name == "__dict__":
-                return None
-            if name != "__weakref__" and name not in names:
+            if name not in ("__dict__", "__weakref__") and name not in names:
                 names.append(name)
     return tuple(names)
 
@@ -210,20 +204,21 @@ class GameState(ABC):
     current_player: int
     rng: np.random.Generator
 
-    #: every slot of the class's MRO, in MRO order (only for classes without ``__dict__``)
+    #: every slot declared along the class's MRO, the bases' first
     _slot_names: tuple[str, ...] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        names = _slot_names(cls)
-        # a subclass with a __dict__ must not inherit its parent's copier (that one builds
-        # the parent's type): it gets the default, which says why it cannot copy
-        cls._slot_names = names or ()
-        cls._shallow_copy = GameState._shallow_copy if names is None else _slot_copier(cls, names)
+        cls._slot_names = _slot_names(cls)
+        # instances with a __dict__ hold more than the slots, and a subclass must not inherit
+        # its parent's copier (which builds the parent's type): they get the default
+        slotted = cls.__dictoffset__ == 0
+        cls._shallow_copy = _slot_copier(cls, cls._slot_names) if slotted else GameState._shallow_copy
 
     def _shallow_copy(self) -> GameState:
         """A new instance sharing every attribute's value with this one (slotted classes)."""
-        raise TypeError(f"{type(self).__name__} declares no __slots__: use copy.copy")
+        raise TypeError(f"{type(self).__name__} instances have a __dict__ (a class of its MRO declares no "
+                        "__slots__): only a class whose attributes are all slots gets _shallow_copy")
 
     @property
     def num_players(self) -> int:

@@ -79,6 +79,7 @@ def test_the_cli_reports_a_bad_init_from_as_a_usage_error(tmp_path, capsys):
     ("alphazero.rollout_weight", 1.5, r"alphazero.rollout_weight must be a number in \[0, 1\]"),
     ("alphazero.rollout_weight", True, r"alphazero.rollout_weight must be a number in \[0, 1\]"),
     ("alphazero.c_puct", 0, "alphazero.c_puct must be a positive number"),
+    ("alphazero.rollout_policy", "smart", "alphazero.rollout_policy must be one of random, greedy"),
 ])
 def test_bad_settings_are_refused(key, value, message):
     with pytest.raises(ValueError, match=message):

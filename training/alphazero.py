@@ -155,7 +155,7 @@ class ExpertIterationRun:
         self.policy.set_training_mode(False)
         search = PUCTSearch(NetworkEvaluator(self.policy), s["simulations"], s["c_puct"], rng=self.rng,
                             root_noise=True, noise_fraction=s["noise_fraction"], noise_alpha=s["noise_alpha"],
-                            rollout_weight=s["rollout_weight"])
+                            rollout_weight=s["rollout_weight"], rollout_policy=s["rollout_policy"])
         expert = None
         if s["expert"]:
             from sky_envs.agents import make_agent

@@ -47,7 +47,8 @@ DEFAULTS: dict[str, Any] = {
         "learning_rate": 1.0e-3,
         "weight_decay": 1.0e-4,
         "replay_ratio": 4.0,        # samples trained on per new decision recorded
-        "rollout_weight": 0.0,      # λ: leaf values are (1-λ)·network value + λ·one random playout's result
+        "rollout_weight": 0.0,      # λ: leaf values are (1-λ)·network value + λ·one playout's result
+        "rollout_policy": "random", # how playouts move: random, or greedy (games with move values)
         "opponents": {},            # share of the games a baseline plays all seats but the learner's, e.g. {greedy: 0.25}
         "expert": None,             # None: PUCT search decides and teaches; "alphabeta@D": that searcher does instead
         "expert_moves": 1.0,        # with an expert: share of the learner's decisions it plays (the network the rest)
@@ -143,7 +144,7 @@ def validate(config: dict) -> None:
     init_from = train["init_from"]
     if init_from is not None and (not isinstance(init_from, str) or not init_from):
         raise ValueError(f"train.init_from must be the path of a checkpoint file (or null), got {init_from!r}")
-    for key in ("c_puct", "rollout_weight"):
+    for key in ("c_puct", "rollout_weight", "rollout_policy"):
         error = search_setting_error(key, config["alphazero"][key])
         if error:
             raise ValueError(f"alphazero.{error}")

@@ -2,8 +2,8 @@
 
     python -m training.ship runs/az_golden_rush/final.pt checkpoints/golden_rush_v0/policy.pt --weights-dtype float16
 
-The metadata (env, network, how it was trained) is kept as it is; ``--rollout-weight`` and
-``--c-puct`` add the search settings this network plays best with (measured by evaluation:
+The metadata (env, network, how it was trained) is kept as it is; ``--rollout-weight``,
+``--rollout-policy`` and ``--c-puct`` add the search settings this network plays best with (measured by evaluation:
 see :class:`~sky_envs.agents.search.PUCTSearch`), the defaults of ``make_agent("policy.pt@N")``.
 Storing float16 rounds every weight, so the command compares the copy with the original on
 positions from random games of the checkpoint's env and prints how often both pick the same
@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from sky_envs.agents.checkpoint import WEIGHTS_DTYPES, CheckpointError, load_checkpoint, save_checkpoint
+from sky_envs.agents.playouts import PLAYOUTS, playout_error
 from sky_envs.agents.policy import NetworkEvaluator
 from sky_envs.core.registry import make_game
 
@@ -50,8 +51,12 @@ def compare(original, copy, observations: np.ndarray, masks: np.ndarray) -> tupl
 
 def ship(source: str | Path, target: str | Path, weights_dtype: str = "float32",
          positions: int = 2000, seed: int = 0, search: dict | None = None) -> dict:
-    """Copy ``source`` to ``target``; ``search`` settings (``c_puct``, ``rollout_weight``) are recorded over any it had."""
+    """Copy ``source`` to ``target``; ``search`` settings (``c_puct``, ``rollout_weight``,
+    ``rollout_policy``) are recorded over any it had."""
     policy, metadata = load_checkpoint(source)
+    kind = (search or {}).get("rollout_policy")
+    if kind is not None and (error := playout_error(kind, make_game(metadata["env_id"], **metadata["env_options"]))):
+        raise ValueError(error)
     if search:
         metadata = {**metadata, "search": {**metadata.get("search", {}), **search}}
     path = save_checkpoint(target, policy, metadata, weights_dtype=weights_dtype)  # the digest is made anew
@@ -69,15 +74,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--positions", type=int, default=2000, help="positions compared (default 2000)")
     parser.add_argument("--rollout-weight", type=float, metavar="W",
                         help="record this search setting: leaf value = (1-W) network + W random playout")
+    parser.add_argument("--rollout-policy", choices=PLAYOUTS,
+                        help="record this search setting: how the playouts move (greedy: games with move values)")
     parser.add_argument("--c-puct", type=float, metavar="C", help="record this search setting: PUCT's exploration")
     args = parser.parse_args(argv)
     if args.positions < 1:
         parser.error("--positions must be at least 1")
     try:
-        search = {key: value for key, value in (("rollout_weight", args.rollout_weight), ("c_puct", args.c_puct))
-                  if value is not None}
+        search = {key: value for key, value in (("rollout_weight", args.rollout_weight), ("c_puct", args.c_puct),
+                                                ("rollout_policy", args.rollout_policy)) if value is not None}
         result = ship(args.source, args.target, args.weights_dtype, args.positions, search=search)
-    except CheckpointError as error:
+    except (CheckpointError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(f"wrote {result['path']} ({result['bytes']:,} bytes); on {args.positions} positions of random games "

@@ -10,13 +10,15 @@ as the win it is and its priors go to those moves: the search sees a one-move wi
 move that allows the opponent one, at the first visit instead of after the network has
 learnt to guess it.
 
-``rollout_weight`` λ > 0 mixes the network's value with the result of one random playout
-from the leaf, ``(1 - λ) v + λ z`` (AlphaGo's mixing; not where the value is a known win):
-where a value head is still a poor judge, a playout's unbiased (if noisy) verdict adds what
-it misses, at the price of a playout per simulation. Measured on Sky Scrapers' shipped
+``rollout_weight`` λ > 0 mixes the network's value with the result of one playout from the
+leaf, ``(1 - λ) v + λ z`` (AlphaGo's mixing; not where the value is a known win): where a
+value head is still a poor judge, a playout's unbiased (if noisy) verdict adds what it
+misses, at the price of a playout per simulation. Measured on Sky Scrapers' shipped
 network, 100 simulations against MCTS with 400 (200 games): λ = 0 scores 0.32, λ = 0.5
-0.51. A checkpoint records the settings it plays best with (``metadata["search"]``, see
-``training.ship``); :func:`search_setting_error` says which values those may take.
+0.51. ``rollout_policy`` says how the playout moves (:mod:`~sky_envs.agents.playouts`):
+``"random"``, or ``"greedy"`` where the game has move values. A checkpoint records the
+settings it plays best with (``metadata["search"]``, see ``training.ship``);
+:func:`search_setting_error` says which values those may take.
 
 Values are kept per seat, so a node's chooser is whoever decides there: this serves 2 to 4
 seats and turns made of several decisions. The network's value is for the seat to decide
@@ -38,18 +40,26 @@ import math
 import numpy as np
 
 from sky_envs.agents.base import Agent
+from sky_envs.agents.playouts import PLAYOUTS, playout, playout_error
 from sky_envs.core.state import GameState
 
 
+#: what a checkpoint may record under ``metadata["search"]``
+SEARCH_SETTINGS = ("c_puct", "rollout_weight", "rollout_policy")
+
+
 def search_setting_error(name: str, value) -> str | None:
-    """Why ``value`` cannot be the search setting ``name`` (what a checkpoint may record:
-    ``c_puct``, ``rollout_weight``), or None where it can."""
+    """Why ``value`` cannot be the search setting ``name`` (one of :data:`SEARCH_SETTINGS`),
+    or None where it can. Whether a game has greedy playouts is checked when it is searched
+    (:func:`~sky_envs.agents.playouts.playout_error`)."""
     number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     if name == "c_puct":
         return None if number and value > 0 else f"c_puct must be a positive number, got {value!r}"
     if name == "rollout_weight":
         return None if number and 0 <= value <= 1 else f"rollout_weight must be a number in [0, 1], got {value!r}"
-    return f"{name!r} is no search setting: expected c_puct or rollout_weight"
+    if name == "rollout_policy":
+        return None if value in PLAYOUTS else f"rollout_policy must be one of {', '.join(PLAYOUTS)}, got {value!r}"
+    return f"{name!r} is no search setting: expected one of {', '.join(SEARCH_SETTINGS)}"
 
 
 class Node:
@@ -92,15 +102,16 @@ class PUCTSearch:
 
     def __init__(self, evaluator, simulations: int = 200, c_puct: float = 1.5, rng: np.random.Generator | None = None,
                  root_noise: bool = False, noise_fraction: float = 0.25, noise_alpha: float = 10.0,
-                 leaves_per_call: int = 1, rollout_weight: float = 0.0):
+                 leaves_per_call: int = 1, rollout_weight: float = 0.0, rollout_policy: str = "random"):
         for name, value in (("simulations", simulations), ("leaves_per_call", leaves_per_call)):
             if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
         self.leaves_per_call = int(leaves_per_call)
-        for name, value in (("c_puct", c_puct), ("rollout_weight", rollout_weight)):
+        for name, value in (("c_puct", c_puct), ("rollout_weight", rollout_weight), ("rollout_policy", rollout_policy)):
             if (error := search_setting_error(name, value)) is not None:
                 raise ValueError(error)
         self.rollout_weight = float(rollout_weight)
+        self.rollout_policy = rollout_policy
         self.evaluate = evaluator
         self.simulations = int(simulations)
         self.c_puct = float(c_puct)
@@ -113,6 +124,8 @@ class PUCTSearch:
         """For each position: ``(legal actions, visit counts, root value for the seat to decide)``."""
         if any(state.current_player < 0 for state in states):
             raise ValueError("search needs positions with a decision to make: a game here is over")
+        if self.rollout_weight and (error := playout_error(self.rollout_policy, states[0].game)) is not None:
+            raise ValueError(error)
         roots = self._expand(states, keep_states=not hides_information(states[0]))
         if self.root_noise:
             for root in roots:
@@ -170,7 +183,8 @@ class PUCTSearch:
             value = np.full(world.num_players, -leaf.value)
             value[leaf.player] = leaf.value
             if self.rollout_weight and not leaf.exact:  # the network's guess mixed with one game played out
-                value = (1.0 - self.rollout_weight) * value + self.rollout_weight * world.clone().random_playout(self.rng)
+                result = playout(world.clone(), self.rollout_policy, self.rng)
+                value = (1.0 - self.rollout_weight) * value + self.rollout_weight * result
             self._backup(path, value, virtual_loss=leaves > 1)
 
     def _descend(self, state: GameState, root: Node, hidden: bool, pending: list, virtual_loss: bool) -> None:
@@ -233,13 +247,15 @@ class SearchAgent(Agent):
     needs_state = True
 
     def __init__(self, policy, metadata: dict | None = None, simulations: int = 200, c_puct: float = 1.5,
-                 leaves_per_call: int = 8, rollout_weight: float = 0.0, seed: int | None = None):
+                 leaves_per_call: int = 8, rollout_weight: float = 0.0, rollout_policy: str = "random",
+                 seed: int | None = None):
         from sky_envs.agents.policy import NetworkEvaluator
 
         super().__init__(seed)
         self.metadata = metadata or {}
         self.search = PUCTSearch(NetworkEvaluator(policy), simulations, c_puct, rng=self.rng,
-                                 leaves_per_call=leaves_per_call, rollout_weight=rollout_weight)
+                                 leaves_per_call=leaves_per_call, rollout_weight=rollout_weight,
+                                 rollout_policy=rollout_policy)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

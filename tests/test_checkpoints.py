@@ -109,7 +109,8 @@ def test_edited_metadata_or_weights_are_detected(tmp_path):
     (lambda b: b["metadata"].update(search={"rollout_weight": 1.5}), "rollout_weight in"),
     (lambda b: b["metadata"].update(search={"c_puct": float("nan")}), "positive c_puct"),
     (lambda b: b["metadata"].update(search={"rollout_policy": "smart"}), "rollout_policy random or greedy"),
-    (lambda b: b["metadata"].update(search={"leaves_per_call": 2}), "holds leaves_per_call=2"),
+    (lambda b: b["metadata"].update(search={"simulations": 2}), "holds simulations=2"),
+    (lambda b: b["metadata"].update(search={"leaves_per_call": 0}), "positive integer leaves_per_call"),
     (lambda b: b["metadata"].update(search=[0.5]), "'search' must be a dict"),
 ])
 def test_malformed_files_get_a_clean_refusal(tmp_path, edit, message):

@@ -9,7 +9,7 @@ import pytest
 import sky_envs
 from sky_envs.agents import SearchAgent
 from sky_envs.agents.heuristics import ACTION_VALUES
-from sky_envs.agents.playouts import greedy_playout, playout, playout_error
+from sky_envs.agents.playouts import greedy_playouts, playout_error, playouts
 from sky_envs.agents.search import PUCTSearch, search_setting_error
 from tests.test_search import OPTIONS, evaluator_for, random_positions
 
@@ -41,7 +41,7 @@ def test_a_greedy_playout_without_exploration_plays_only_best_rated_moves(env_id
     monkeypatch.setattr(state_class, "_apply", recording_apply)
     for state in random_positions(game, 3, 4, seed=3):
         decisions.clear()
-        returns = greedy_playout(state, np.random.default_rng(0), epsilon=0.0)
+        returns, = greedy_playouts([state], np.random.default_rng(0), epsilon=0.0)
         assert state.current_player < 0 and np.array_equal(returns, state.returns())
         assert decisions
         for legal, values, action in decisions:
@@ -49,13 +49,22 @@ def test_a_greedy_playout_without_exploration_plays_only_best_rated_moves(env_id
                 assert values[np.flatnonzero(legal == action)[0]] == values.max()
 
 
-def test_playouts_are_reproducible_from_the_generator():
+@pytest.mark.parametrize("kind", ["random", "greedy"])
+def test_playouts_played_together_end_as_each_played_alone(kind):
+    """Each playout draws its own stream first: batching (one move-values call per ply for
+    all) changes nothing, and the same generator state gives the same ends."""
     game = sky_envs.make_game("sky_scrapers_v0", **OPTIONS)
-    state = random_positions(game, 1, 2, seed=4)[0]
-    ends = {playout(state.clone(), "greedy", np.random.default_rng(9)).tobytes() for _ in range(3)}
-    assert len(ends) == 1
-    assert np.array_equal(playout(state.clone(), "random", np.random.default_rng(9)),
-                          state.clone().random_playout(np.random.default_rng(9)))
+    states = random_positions(game, 6, 2, seed=4)
+    together = [state.clone() for state in states]
+    returns = playouts(together, kind, np.random.default_rng(9))
+    rng = np.random.default_rng(9)
+    for state, batched, result in zip(states, together, returns):
+        alone = state.clone()
+        assert np.array_equal(playouts([alone], kind, rng)[0], result)
+        assert alone.to_text() == batched.to_text() and batched.current_player < 0
+    if kind == "random":  # random playouts are the state's own
+        assert np.array_equal(playouts([states[0].clone()], kind, np.random.default_rng(9))[0],
+                              states[0].clone().random_playout(np.random.default_rng(9)))
 
 
 def test_greedy_playouts_are_refused_where_the_game_has_no_move_values():

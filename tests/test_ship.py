@@ -59,10 +59,11 @@ def test_recorded_search_settings_are_the_search_defaults(trained, tmp_path, cap
 def test_a_recorded_rollout_policy_is_the_search_default_where_the_game_has_one(trained, tmp_path, capsys):
     target = tmp_path / "policy.pt"
     assert ship.main([str(trained), str(target), "--rollout-weight", "0.5", "--rollout-policy", "greedy",
-                      "--positions", "50"]) == 0
-    assert read_checkpoint(target)[0]["search"] == {"rollout_weight": 0.5, "rollout_policy": "greedy"}
+                      "--leaves-per-call", "1", "--positions", "50"]) == 0
+    assert read_checkpoint(target)[0]["search"] == {"rollout_weight": 0.5, "rollout_policy": "greedy",
+                                                    "leaves_per_call": 1}
     agent = make_agent(f"{target}@8", env_id="sky_scrapers_v0", env_options=OPTIONS)
-    assert agent.search.rollout_policy == "greedy"
+    assert agent.search.rollout_policy == "greedy" and agent.search.leaves_per_call == 1
     assert make_agent(f"{target}@8", rollout_policy="random").search.rollout_policy == "random"
     game = sky_envs.make_game("scala_v0")
     policy = build_policy(SPEC, game.observation_shape, game.num_actions)

@@ -16,6 +16,7 @@ network's value (``rollout_weight``).
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -35,26 +36,34 @@ def playout_error(kind: str, game) -> str | None:
     return None
 
 
-def greedy_playout(state: GameState, rng: np.random.Generator, epsilon: float = GREEDY_EPSILON) -> np.ndarray:
-    """Plays ``state`` (changed in place) to the end as described in the module docstring:
-    every seat's return, zeros for a draw or a truncated game. Decisions the move values
-    do not cover (say, a placement phase) are played at random."""
-    pick = random.Random(int(rng.integers(1 << 62))).random
-    move_values = ACTION_VALUES[state.game.name]
-    while state.current_player >= 0:
-        values = None if pick() < epsilon else move_values([state])[0]
-        legal = state.legal_actions()
-        if values is None:
-            action = legal[int(pick() * legal.size)]
-        else:
-            best = np.flatnonzero(values == values.max())
-            action = legal[best[int(pick() * best.size)]]
-        state._apply(int(action))
-    return state.returns() if state.is_terminal() else np.zeros(state.num_players)
+def greedy_playouts(states: Sequence[GameState], rng: np.random.Generator,
+                    epsilon: float = GREEDY_EPSILON) -> list[np.ndarray]:
+    """Plays each of ``states`` (changed in place; one game) to the end as the module
+    docstring describes: every seat's return per state, zeros for a draw or a truncated
+    game. The move values of all the unfinished playouts are asked for in one call per ply;
+    each playout draws its own stream from ``rng`` first, so its moves do not depend on the
+    others played with it. Decisions the values do not cover (a placement phase) are random."""
+    move_values = ACTION_VALUES[states[0].game.name] if states else None
+    picks = [random.Random(int(rng.integers(1 << 62))).random for _ in states]
+    live = [k for k, state in enumerate(states) if state.current_player >= 0]
+    while live:
+        greedy = [k for k in live if picks[k]() >= epsilon]
+        values = dict(zip(greedy, move_values([states[k] for k in greedy]))) if greedy else {}
+        for k in live:
+            state, scored = states[k], values.get(k)
+            legal = state.legal_actions()
+            if scored is None:
+                action = legal[int(picks[k]() * legal.size)]
+            else:
+                best = np.flatnonzero(scored == scored.max())
+                action = legal[best[int(picks[k]() * best.size)]]
+            state._apply(int(action))
+        live = [k for k in live if states[k].current_player >= 0]
+    return [state.returns() if state.is_terminal() else np.zeros(state.num_players) for state in states]
 
 
-def playout(state: GameState, kind: str, rng: np.random.Generator) -> np.ndarray:
-    """A playout of ``kind`` from ``state`` (changed in place): every seat's return."""
+def playouts(states: Sequence[GameState], kind: str, rng: np.random.Generator) -> list[np.ndarray]:
+    """Playouts of ``kind`` from each of ``states`` (changed in place): every seat's return per state."""
     if kind == "greedy":
-        return greedy_playout(state, rng)
-    return state.random_playout(rng)
+        return greedy_playouts(states, rng)
+    return [state.random_playout(rng) for state in states]

@@ -40,12 +40,12 @@ import math
 import numpy as np
 
 from sky_envs.agents.base import Agent
-from sky_envs.agents.playouts import PLAYOUTS, playout, playout_error
+from sky_envs.agents.playouts import PLAYOUTS, playout_error, playouts
 from sky_envs.core.state import GameState
 
 
 #: what a checkpoint may record under ``metadata["search"]``
-SEARCH_SETTINGS = ("c_puct", "rollout_weight", "rollout_policy")
+SEARCH_SETTINGS = ("c_puct", "rollout_weight", "rollout_policy", "leaves_per_call")
 
 
 def search_setting_error(name: str, value) -> str | None:
@@ -59,6 +59,9 @@ def search_setting_error(name: str, value) -> str | None:
         return None if number and 0 <= value <= 1 else f"rollout_weight must be a number in [0, 1], got {value!r}"
     if name == "rollout_policy":
         return None if value in PLAYOUTS else f"rollout_policy must be one of {', '.join(PLAYOUTS)}, got {value!r}"
+    if name == "leaves_per_call":
+        whole = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+        return None if whole and value >= 1 else f"leaves_per_call must be a positive integer, got {value!r}"
     return f"{name!r} is no search setting: expected one of {', '.join(SEARCH_SETTINGS)}"
 
 
@@ -103,13 +106,13 @@ class PUCTSearch:
     def __init__(self, evaluator, simulations: int = 200, c_puct: float = 1.5, rng: np.random.Generator | None = None,
                  root_noise: bool = False, noise_fraction: float = 0.25, noise_alpha: float = 10.0,
                  leaves_per_call: int = 1, rollout_weight: float = 0.0, rollout_policy: str = "random"):
-        for name, value in (("simulations", simulations), ("leaves_per_call", leaves_per_call)):
-            if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
-        self.leaves_per_call = int(leaves_per_call)
-        for name, value in (("c_puct", c_puct), ("rollout_weight", rollout_weight), ("rollout_policy", rollout_policy)):
+        if not isinstance(simulations, (int, np.integer)) or isinstance(simulations, bool) or simulations < 1:
+            raise ValueError(f"simulations must be a positive integer, got {simulations!r}")
+        for name, value in (("c_puct", c_puct), ("rollout_weight", rollout_weight), ("rollout_policy", rollout_policy),
+                            ("leaves_per_call", leaves_per_call)):
             if (error := search_setting_error(name, value)) is not None:
                 raise ValueError(error)
+        self.leaves_per_call = int(leaves_per_call)
         self.rollout_weight = float(rollout_weight)
         self.rollout_policy = rollout_policy
         self.evaluate = evaluator
@@ -174,17 +177,22 @@ class PUCTSearch:
         if not pending:
             return
         evaluated = self._expand([world for _, world, _, _ in pending], keep_states=not hidden)
+        leaves_found = []
         for (path, world, parent, index), leaf in zip(pending, evaluated):
             if parent is not None:
                 if parent.children[index] is None:
                     parent.children[index] = leaf
                 else:  # two descents of one round reached the same new position
                     leaf = parent.children[index]
+            leaves_found.append(leaf)
+        # the network's guesses mixed with one game played out from each leaf, all played together
+        mixed = [k for k, leaf in enumerate(leaves_found) if self.rollout_weight and not leaf.exact]
+        results = dict(zip(mixed, playouts([pending[k][1].clone() for k in mixed], self.rollout_policy, self.rng)))
+        for k, ((path, world, _, _), leaf) in enumerate(zip(pending, leaves_found)):
             value = np.full(world.num_players, -leaf.value)
             value[leaf.player] = leaf.value
-            if self.rollout_weight and not leaf.exact:  # the network's guess mixed with one game played out
-                result = playout(world.clone(), self.rollout_policy, self.rng)
-                value = (1.0 - self.rollout_weight) * value + self.rollout_weight * result
+            if k in results:
+                value = (1.0 - self.rollout_weight) * value + self.rollout_weight * results[k]
             self._backup(path, value, virtual_loss=leaves > 1)
 
     def _descend(self, state: GameState, root: Node, hidden: bool, pending: list, virtual_loss: bool) -> None:

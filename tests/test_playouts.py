@@ -1,7 +1,6 @@
 """Playouts of search leaves: greedy ones follow the greedy agent's move values, end games
 as the rules do, and are refused where a game has no move values. (What they are worth is
-measured by evaluation: the shipped Sky Scrapers report, reproduced by the slow test of
-``tests/test_shipped_checkpoints.py``.)"""
+measured by evaluation: Sky Scrapers' ``checkpoints/sky_scrapers_v0/report_search200*.json``.)"""
 
 import numpy as np
 import pytest

@@ -3,8 +3,9 @@
     python -m training.ship runs/az_golden_rush/final.pt checkpoints/golden_rush_v0/policy.pt --weights-dtype float16
 
 The metadata (env, network, how it was trained) is kept as it is; ``--rollout-weight``,
-``--rollout-policy``, ``--c-puct`` and ``--leaves-per-call`` add the search settings this network plays best with (measured by evaluation:
-see :class:`~sky_envs.agents.search.PUCTSearch`), the defaults of ``make_agent("policy.pt@N")``.
+``--rollout-policy``, ``--c-puct`` and ``--leaves-per-call`` add the search settings this
+network plays best with (measured by evaluation: see
+:class:`~sky_envs.agents.search.PUCTSearch`), the defaults of ``make_agent("policy.pt@N")``.
 Storing float16 rounds every weight, so the command compares the copy with the original on
 positions from random games of the checkpoint's env and prints how often both pick the same
 action and the largest value difference: a copy that plays differently is worth

@@ -20,8 +20,8 @@ The metadata names the env id and options, the observation and action shapes, th
 spec (with a pairs policy head, the game's ``action_cells`` too), and how the policy was
 trained (``training``: algorithm, steps, seed, command, wall-clock seconds); evaluation
 results may sit in ``rating``, and ``search`` may hold the settings this network plays best
-with under search (``rollout_weight``, ``rollout_policy``, ``c_puct``, ``leaves_per_call``: the defaults of
-``make_agent("policy.pt@N")``, measured when it shipped).
+with under search (``rollout_weight``, ``rollout_policy``, ``c_puct``, ``leaves_per_call``:
+the defaults of ``make_agent("policy.pt@N")``, measured when it shipped).
 
 Weights are stored as float32, or as float16 to halve the file (``weights_dtype``; the
 shipped checkpoints of the larger networks use it): loading always gives a float32 network.

@@ -186,8 +186,11 @@ class PUCTSearch:
                     leaf = parent.children[index]
             leaves_found.append(leaf)
         # the network's guesses mixed with one game played out from each leaf, all played together
-        mixed = [k for k, leaf in enumerate(leaves_found) if self.rollout_weight and not leaf.exact]
-        results = dict(zip(mixed, playouts([pending[k][1].clone() for k in mixed], self.rollout_policy, self.rng)))
+        mixed = [k for k, leaf in enumerate(leaves_found) if not leaf.exact] if self.rollout_weight else []
+        results = {}
+        if mixed:
+            worlds = [pending[k][1].clone() for k in mixed]
+            results = dict(zip(mixed, playouts(worlds, self.rollout_policy, self.rng)))
         for k, ((path, world, _, _), leaf) in enumerate(zip(pending, leaves_found)):
             value = np.full(world.num_players, -leaf.value)
             value[leaf.player] = leaf.value

@@ -67,7 +67,9 @@ def test_policy_actor_plays_the_policy():
 def test_greedy_scores_every_move_at_once_exactly_as_playing_each_one():
     checked = 0
     for options in (OPTIONS, {"players": 4}, {"board": "random", "rows": 5, "cols": 6, "positioning": "random",
-                                              "lines": "orthogonal"}, {"positioning": "strategic"}):
+                                              "lines": "orthogonal"}, {"positioning": "strategic"},
+                    {"board": "random", "rows": 7, "cols": 7, "lines": "hex", "positioning": "random",
+                     "skyscraper_height": 3}):
         game = make_game("sky_scrapers_v0", **options)
         # positions of several games (random boards: several boards at once)
         states = random_game_positions(game, np.random.default_rng(7), games=6)

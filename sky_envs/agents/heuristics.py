@@ -18,6 +18,7 @@ from functools import cache
 
 import numpy as np
 
+from sky_envs.agents.kernels import TALLEST_WEIGHT, TILES_WEIGHT, sky_scrapers_move_values
 from sky_envs.core.state import GameState
 
 WIN = 1000.0  # the value of a finished game, times the seat's return
@@ -50,7 +51,7 @@ def sky_scrapers_tallies(heights: np.ndarray, tops: np.ndarray, colours: np.ndar
 
 def _sky_scrapers_values(counts, tallest, tiles, seats: np.ndarray) -> np.ndarray:
     """Sky scraper lead first, then tiles under own control (capturing a stack takes all of it)."""
-    return _lead(counts, seats) + 0.05 * _lead(tiles, seats) + 0.01 * _lead(tallest, seats)
+    return _lead(counts, seats) + TILES_WEIGHT * _lead(tiles, seats) + TALLEST_WEIGHT * _lead(tallest, seats)
 
 
 def sky_scrapers(state, seat: int) -> float:
@@ -61,70 +62,23 @@ def sky_scrapers(state, seat: int) -> float:
 
 
 def sky_scrapers_moves(states: Sequence) -> list[np.ndarray | None]:
-    """One-ply values of every legal stack move (the move phase) in each of ``states``, all
-    scored together from arrays; ``None`` for a state in another phase.
-
-    A move empties its origin and puts the whole stack on the landing cell; the game then
-    ends when no stack anywhere can move (as ``SkyScrapersState._start_turn`` decides), and
-    a finished game is worth ``WIN`` times the seat's return.
+    """One-ply values of every legal stack move (the move phase) in each of ``states``;
+    ``None`` for a state in another phase. Each move is played on scratch arrays by a
+    compiled kernel (:mod:`~sky_envs.agents.kernels`), which scores the result as
+    :func:`sky_scrapers` would, or as ``WIN`` times the seat's return where no stack can move
+    after it (the game is over, as ``SkyScrapersState._start_turn`` decides).
     """
     from sky_envs.games.sky_scrapers.state import MOVE
 
     out: list[np.ndarray | None] = [None] * len(states)
-    covered = [k for k, state in enumerate(states) if state.phase == MOVE]
-    if not covered:
-        return out
-    group = [states[k] for k in covered]
-    J, B = len(group), group[0].board.size
-    legals = [state.legal_actions() for state in group]
-    bounds = np.cumsum([0] + [legal.size for legal in legals])
-    owner = np.repeat(np.arange(J), np.diff(bounds))
-    origin, direction = np.divmod(np.concatenate(legals), 8)
-    rows = np.arange(origin.size)
-    parent_heights = np.stack([state.heights for state in group])  # (J, B + 1)
-    landing = np.stack([state._landing for state in group])         # (J, B, 8)
-    target = landing[owner, origin, direction]
-    heights = parent_heights[owner]
-    tops = np.stack([state.tops for state in group])[owner]
-    moved = heights[rows, origin] + heights[rows, target]
-    heights[rows, target], heights[rows, origin] = moved, 0
-    tops[rows, target], tops[rows, origin] = tops[rows, origin], -1
-    # Does any stack still move? The moved stack from its new landing row (each board has
-    # its own reach table); any other stack (not on origin or target) as before, unless it
-    # was landing on the now empty origin.
-    new_row = np.empty((origin.size, 8), dtype=np.intp)
-    for j, state in enumerate(group):
-        part = slice(bounds[j], bounds[j + 1])
-        board = state.board
-        new_row[part] = board.reach[np.minimum(moved[part], board.max_reach + 1), target[part]]
-    moves_on = ((new_row != origin[:, None]) & (parent_heights[owner[:, None], new_row] > 0)).any(axis=1)
-    movable = np.take_along_axis(parent_heights, landing.reshape(J, -1), axis=1).reshape(J, B, 8) > 0
-    per_cell = movable.sum(axis=2)
-    onto = np.bincount((np.arange(J)[:, None, None] * (B + 1) + landing)[movable],
-                       minlength=J * (B + 1)).reshape(J, B + 1)
-    target_onto_origin = (movable[owner, target] & (landing[owner, target] == origin[:, None])).sum(axis=1)
-    others = (per_cell.sum(axis=1)[owner] - per_cell[owner, origin] - per_cell[owner, target]
-              - onto[owner, origin] + target_onto_origin)
-    finished = ~moves_on & (others == 0)
-    seats = np.array([state.current_player for state in group])[owner]
-    colours = np.stack([state.seat_colours for state in group])[owner]
-    counts, tallest, tiles = sky_scrapers_tallies(heights[:, :B], tops, colours, group[0].game.skyscraper_height)
-    values = _sky_scrapers_values(counts, tallest, tiles, seats)
-    if finished.any():
-        values[finished] = WIN * _win_loss(counts[finished], tallest[finished], seats[finished])
-    for j, k in enumerate(covered):
-        out[k] = values[bounds[j]:bounds[j + 1]]
+    for k, state in enumerate(states):
+        if state.phase == MOVE:
+            actions = state.legal_actions()
+            values = np.empty(actions.size)
+            sky_scrapers_move_values(state.heights, state.tops, state._landing, state.board.reach, state.seat_colours,
+                                     state.current_player, actions, state.game.skyscraper_height, WIN, values)
+            out[k] = values
     return out
-
-
-def _win_loss(counts: np.ndarray, tallest: np.ndarray, seats: np.ndarray) -> np.ndarray:
-    """Each row's seat's return in finished Sky Scrapers games (``SkyScrapersState.winners``
-    and the shared win/loss convention): most sky scrapers, then the tallest; all tied or
-    none built is a draw."""
-    key = counts * (tallest.max() + 1) + tallest  # orders (count, tallest) pairs
-    winners = key == key.max(axis=1, keepdims=True)
-    draw = (counts.max(axis=1) == 0) | winners.all(axis=1)
-    return np.where(draw, 0.0, np.where(winners[np.arange(len(seats)), seats], 1.0, -1.0))
 
 
 #: (leading stone's progress, total progress) by (stones << 1 | colour): search and greedy

@@ -50,7 +50,9 @@ def test_a_run_writes_checkpoints_and_a_report_with_search(tmp_path):
 
 
 @pytest.mark.parametrize("settings", [{}, {"alphazero.opponents": {"greedy": 0.5}},
-                                      {"alphazero.expert": "alphabeta@1", "alphazero.expert_moves": 0.5}])
+                                      {"alphazero.expert": "alphabeta@1", "alphazero.expert_moves": 0.5},
+                                      {"alphazero.solver": True, "alphazero.rollout_weight": 0.5,
+                                       "alphazero.rollout_policy": "greedy"}])
 def test_an_interrupted_run_resumes_to_exactly_the_uninterrupted_result(tmp_path, settings):
     def tiny_config(**changes):  # the module's, with these baseline opponents or expert
         return load_config(None, **{**TINY, **settings, **changes})
@@ -203,8 +205,63 @@ def test_the_network_plays_its_share_of_an_experts_decisions(tmp_path, monkeypat
         tiny_config(**{"alphazero.expert_moves": 1.5})
 
 
+def test_a_checkpoints_search_teaches_its_visit_counts(tmp_path, monkeypatch):
+    """``alphazero.expert: teacher.pt@N``: a fixed network's PUCT search (its recorded
+    settings, no root noise) labels every learner decision with its visit counts, and the
+    learner's own search never runs; a whole (tiny) run learns from it."""
+    from sky_envs.agents.checkpoint import policy_metadata, save_checkpoint
+
+    teacher = ExpertIterationRun(tiny_config(), tmp_path / "teacher", progress=False, log=quiet)
+    path = save_checkpoint(tmp_path / "teacher.pt", teacher.policy,
+                           {**policy_metadata(teacher.game, TINY["env.options"], TINY["policy"]),
+                            "search": {"rollout_weight": 0.5, "rollout_policy": "greedy", "solver": True}})
+    run = ExpertIterationRun(tiny_config(**{"alphazero.expert": f"{path}@5", "alphazero.expert_moves": 0.5}),
+                             tmp_path / "learner", progress=False, log=quiet)
+    searches, run_search = [], PUCTSearch.run
+
+    def recording(search, states):
+        assert not search.root_noise and search.solver and search.rollout_policy == "greedy"
+        results = run_search(search, states)
+        searches.extend(visits.copy() for _, visits, _ in results)
+        return results
+
+    monkeypatch.setattr(PUCTSearch, "run", recording)
+    chunk = run.play_games()
+    def rounded(shares):
+        return tuple(round(float(share), 4) for share in shares)
+
+    taught = sorted(rounded(visits / visits.sum()) for visits in searches)
+    targets = sorted(rounded(chunk["shares"][chunk["offsets"][k]:chunk["offsets"][k + 1]])
+                     for k in range(len(chunk["values"])))
+    assert len(taught) > 0 and targets == taught
+    run.train()
+    assert run.steps_done >= TINY["train.timesteps"]
+
+
+def test_a_best_move_target_teaches_the_most_visited_moves_in_equal_shares(tmp_path, monkeypatch):
+    """``alphazero.policy_target: best``: each sample's target is the search's most visited
+    moves (those it plays), not the moves it only tried."""
+    run = ExpertIterationRun(tiny_config(**{"alphazero.policy_target": "best"}), tmp_path, progress=False, log=quiet)
+    searches, run_search = [], PUCTSearch.run
+
+    def recording(search, states):
+        results = run_search(search, states)
+        searches.extend(visits.copy() for _, visits, _ in results)
+        return results
+
+    monkeypatch.setattr(PUCTSearch, "run", recording)
+    chunk = run.play_games()
+    spread = sum(np.count_nonzero(visits) > np.count_nonzero(visits == visits.max()) for visits in searches)
+    taught = sorted(tuple((visits == visits.max()) / np.count_nonzero(visits == visits.max())) for visits in searches)
+    targets = sorted(tuple(chunk["shares"][chunk["offsets"][k]:chunk["offsets"][k + 1]].astype(np.float64))
+                     for k in range(len(chunk["values"])))
+    assert spread > 0 and np.allclose(np.concatenate(taught), np.concatenate(targets))
+    with pytest.raises(ValueError, match="alphazero.policy_target must be 'visits' or 'best'"):
+        tiny_config(**{"alphazero.policy_target": "argmax"})
+
+
 def test_bad_experts_are_refused():
-    for bad in ("mcts@100", "alphabeta@0", "alphabeta@x", 3):
+    for bad in ("mcts@100", "alphabeta@0", "alphabeta@x", 3, "teacher.pt", "teacher.pt@0", "teacher@5"):
         with pytest.raises(ValueError, match="alphazero.expert must be null"):
             tiny_config(**{"alphazero.expert": bad})
     assert tiny_config(**{"alphazero.expert": "alphabeta"})["alphazero"]["expert"] == "alphabeta"

@@ -106,11 +106,12 @@ def test_edited_metadata_or_weights_are_detected(tmp_path):
     (lambda b: b.update(format="sky_envs.policy/1"), "expected format"),
     (lambda b: b["state_dict"].update({k: v.to(torch.float64) for k, v in b["state_dict"].items()}), "float32 or float16"),
     (lambda b: b.update(metadata=[1, 2]), "must be mappings"),
-    (lambda b: b["metadata"].update(search={"rollout_weight": 1.5}), "rollout_weight in"),
-    (lambda b: b["metadata"].update(search={"c_puct": float("nan")}), "positive c_puct"),
-    (lambda b: b["metadata"].update(search={"rollout_policy": "smart"}), "rollout_policy random or greedy"),
-    (lambda b: b["metadata"].update(search={"simulations": 2}), "holds simulations=2"),
-    (lambda b: b["metadata"].update(search={"leaves_per_call": 0}), "positive integer leaves_per_call"),
+    (lambda b: b["metadata"].update(search={"rollout_weight": 1.5}), "rollout_weight must be a number in"),
+    (lambda b: b["metadata"].update(search={"c_puct": float("nan")}), "c_puct must be a positive number"),
+    (lambda b: b["metadata"].update(search={"rollout_policy": "smart"}), "rollout_policy must be one of random, greedy"),
+    (lambda b: b["metadata"].update(search={"simulations": 2}), "holds simulations=2 .* no search setting"),
+    (lambda b: b["metadata"].update(search={"leaves_per_call": 0}), "leaves_per_call must be a positive integer"),
+    (lambda b: b["metadata"].update(search={"solver": "yes"}), "solver must be true or false"),
     (lambda b: b["metadata"].update(search=[0.5]), "'search' must be a dict"),
 ])
 def test_malformed_files_get_a_clean_refusal(tmp_path, edit, message):

@@ -164,3 +164,81 @@ def test_search_agent_from_a_checkpoint_spec(tmp_path):
         make_agent("greedy@5")
     with pytest.raises(ValueError, match="simulations must be a positive integer"):
         SearchAgent(evaluator.policy, simulations=0)
+
+
+def _minimax(state, budget):
+    """Every seat's returns under best play (each chooser maximising its own), or None where
+    the game tree has more than ``budget[0]`` positions."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        return None
+    if state.current_player < 0:
+        return state.returns()
+    best = None
+    for action in state.legal_actions().tolist():
+        child = state.clone()
+        child.apply(action)
+        returns = _minimax(child, budget)
+        if returns is None:
+            return None
+        if best is None or returns[state.current_player] > best[state.current_player]:
+            best = returns
+    return best
+
+
+def test_the_solver_proves_endgames_as_exhaustive_minimax_values_them():
+    """Sky Scrapers endgames small enough to solve by brute force: with the solver the
+    search of an untrained network proves each root, reports its exact value, and puts its
+    simulations only on moves that achieve it (in most of these positions some moves do not)."""
+    game, evaluator = evaluator_for("sky_scrapers_v0", OPTIONS)
+    rng = np.random.default_rng(11)
+    checked = narrow = 0
+    for seed in range(60):
+        state = game.new_initial_state(np.random.default_rng(seed))
+        while state.current_player >= 0 and checked < 12:
+            exact = _minimax(state, [400])
+            if exact is not None and state.legal_actions().size > 1:
+                mover = state.current_player
+                optimal = set()
+                for action in state.legal_actions().tolist():
+                    child = state.clone()
+                    child.apply(action)
+                    if _minimax(child, [400])[mover] == exact[mover]:
+                        optimal.add(action)
+                (actions, visits, value), = PUCTSearch(evaluator, 400, solver=True).run([state])
+                assert value == exact[mover]
+                assert set(actions[visits > 0].tolist()) <= optimal and visits.sum() > 0
+                checked += 1
+                narrow += len(optimal) < actions.size
+                break
+            state.apply(int(rng.choice(state.legal_actions())))
+    assert checked >= 10 and narrow >= 5
+
+
+def test_a_solved_root_ends_its_search_early():
+    game, evaluator = evaluator_for("sky_scrapers_v0", OPTIONS)
+    calls = []
+
+    def counting(observations, masks):
+        calls.append(len(observations))
+        return evaluator(observations, masks)
+
+    state = game.new_initial_state(np.random.default_rng(0))
+    rng = np.random.default_rng(1)
+    while _minimax(state, [50]) is None:
+        state.apply(int(rng.choice(state.legal_actions())))
+    PUCTSearch(counting, 1000, solver=True).run([state])
+    assert sum(calls) < 100
+
+
+@pytest.mark.parametrize("value", [1, "yes", None])
+def test_a_solver_setting_that_is_not_a_bool_is_refused(value):
+    _, evaluator = evaluator_for("skybridge_v0")
+    with pytest.raises(ValueError, match="solver must be true or false"):
+        PUCTSearch(evaluator, 10, solver=value)
+
+
+def test_the_solver_refuses_games_with_hidden_information():
+    game, evaluator = evaluator_for("sky_towers_v0", spec={"kind": "mlp", "hidden": [16]})
+    with pytest.raises(ValueError, match="sky_towers hides information"):
+        PUCTSearch(evaluator, 10, solver=True).run(random_positions(game, 1, 4, seed=0))

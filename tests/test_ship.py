@@ -53,17 +53,18 @@ def test_recorded_search_settings_are_the_search_defaults(trained, tmp_path, cap
     assert make_agent(f"{target}@8", rollout_weight=0.0, **spec).search.rollout_weight == 0.0
     assert make_agent(f"{trained}@8", **spec).search.rollout_weight == 0.0
     assert ship.main([str(trained), str(tmp_path / "bad.pt"), "--rollout-weight", "2"]) == 2
-    assert "rollout_weight in [0, 1]" in capsys.readouterr().err and not (tmp_path / "bad.pt").exists()
+    assert "rollout_weight must be a number in [0, 1]" in capsys.readouterr().err and not (tmp_path / "bad.pt").exists()
 
 
 def test_a_recorded_rollout_policy_is_the_search_default_where_the_game_has_one(trained, tmp_path, capsys):
     target = tmp_path / "policy.pt"
     assert ship.main([str(trained), str(target), "--rollout-weight", "0.5", "--rollout-policy", "greedy",
-                      "--leaves-per-call", "1", "--positions", "50"]) == 0
+                      "--leaves-per-call", "1", "--solver", "--positions", "50"]) == 0
     assert read_checkpoint(target)[0]["search"] == {"rollout_weight": 0.5, "rollout_policy": "greedy",
-                                                    "leaves_per_call": 1}
+                                                    "leaves_per_call": 1, "solver": True}
     agent = make_agent(f"{target}@8", env_id="sky_scrapers_v0", env_options=OPTIONS)
-    assert agent.search.rollout_policy == "greedy" and agent.search.leaves_per_call == 1
+    assert agent.search.rollout_policy == "greedy" and agent.search.leaves_per_call == 1 and agent.search.solver
+    assert not make_agent(f"{target}@8", solver=False).search.solver
     assert make_agent(f"{target}@8", rollout_policy="random").search.rollout_policy == "random"
     game = sky_envs.make_game("scala_v0")
     policy = build_policy(SPEC, game.observation_shape, game.num_actions)

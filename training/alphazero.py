@@ -20,13 +20,17 @@ One iteration:
    games) takes the search's place: it plays the learner's decisions (one of its best moves
    at random) and teaches all of its best moves, each an equal share of the policy target.
    Imitation, not self-improvement: for a game whose networks cannot beat a baseline that a
-   few plies of search beat (Scala's greedy racer). With ``alphazero.expert_moves`` below 1,
+   few plies of search beat (Scala's greedy racer). ``alphazero.expert: CHECKPOINT.pt@N``
+   makes a fixed network's PUCT search (with the search settings the checkpoint records,
+   no root noise) the expert instead, teaching its visit counts: search distilled into the
+   raw policy, by a teacher that does not drift with the learner. With ``alphazero.expert_moves`` below 1,
    the network plays that share of the learner's decisions itself (its most likely move,
    still labelled by the expert): the expert then teaches the positions the network's own
    play leads to, not only its own (DAgger).
 2. Every decision of the search becomes a sample: the deciding seat's observation, the visit
-   distribution over the legal actions (the policy target) and the game's final reward
-   for that seat (the value target).
+   distribution over the legal actions (the policy target; with ``alphazero.policy_target:
+   best`` the most visited moves in equal shares) and the game's final reward for that seat
+   (the value target).
 3. The network trains on minibatches from the last ``buffer_size`` samples:
    cross-entropy to the visit distribution plus the squared value error, ``replay_ratio``
    samples per new one.
@@ -52,7 +56,7 @@ import numpy as np
 from sky_envs.agents.checkpoint import policy_metadata, save_checkpoint
 from sky_envs.agents.network import build_policy
 from sky_envs.agents.policy import NetworkEvaluator
-from sky_envs.agents.search import PUCTSearch
+from sky_envs.agents.search import PUCTSearch, SearchAgent
 from sky_envs.core.registry import canonical_id, make_game
 from training.evaluate import evaluate_policy
 from training.actors import advance
@@ -103,10 +107,14 @@ class ReplayBuffer:
         return np.stack(observations), masks, targets, values
 
 
-def expert_results(expert, states: list) -> list[tuple[np.ndarray, np.ndarray, None]]:
-    """What ``PUCTSearch.run`` gives, from a classical searcher: per state the legal actions
-    and a "visit count" of 1 for each of the expert's best moves, 0 for the others. The
-    expert searches a world resampled from the mover's view, as when it plays."""
+def expert_results(expert, states: list) -> list[tuple]:
+    """What ``PUCTSearch.run`` gives, from the expert. A checkpoint's search (``SearchAgent``)
+    searches all the states in lockstep, without root noise: its visit counts. A classical
+    searcher gives per state the legal actions and a "visit count" of 1 for each of its best
+    moves, 0 for the others; it searches a world resampled from the mover's view, as when it
+    plays."""
+    if isinstance(expert, SearchAgent):
+        return expert.search.run(states)
     out = []
     for state in states:
         actions = state.legal_actions()
@@ -155,12 +163,13 @@ class ExpertIterationRun:
         self.policy.set_training_mode(False)
         search = PUCTSearch(NetworkEvaluator(self.policy), s["simulations"], s["c_puct"], rng=self.rng,
                             root_noise=True, noise_fraction=s["noise_fraction"], noise_alpha=s["noise_alpha"],
-                            rollout_weight=s["rollout_weight"], rollout_policy=s["rollout_policy"])
+                            rollout_weight=s["rollout_weight"], rollout_policy=s["rollout_policy"], solver=s["solver"])
         expert = None
         if s["expert"]:
             from sky_envs.agents import make_agent
 
-            expert = make_agent(s["expert"], seed=int(self.rng.integers(2**31)))
+            expert = make_agent(s["expert"], env_id=self.env_id, env_options=self.options,
+                                seed=int(self.rng.integers(2**31)))
         games = [self.game.new_initial_state(self.rng) for _ in range(s["parallel_games"])]
         opponent_of, searched_seat = self.pick_opponents(len(games))
 
@@ -198,7 +207,12 @@ class ExpertIterationRun:
                 state = games[g]
                 player = state.current_player
                 shares = visits / visits.sum()
-                records[g].append((state.observation(player), player, actions, shares.astype(np.float32)))
+                if s["policy_target"] == "best":  # the moves the search plays, not those it only tried
+                    best = visits == visits.max()
+                    target = best / best.sum()
+                else:
+                    target = shares
+                records[g].append((state.observation(player), player, actions, target.astype(np.float32)))
                 if g in own:
                     action = own[g]
                 elif len(records[g]) <= s["temperature_moves"]:

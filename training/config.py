@@ -47,10 +47,12 @@ DEFAULTS: dict[str, Any] = {
         "learning_rate": 1.0e-3,
         "weight_decay": 1.0e-4,
         "replay_ratio": 4.0,        # samples trained on per new decision recorded
+        "policy_target": "visits",  # "visits": the visit distribution; "best": the most visited moves, equal shares
         "rollout_weight": 0.0,      # λ: leaf values are (1-λ)·network value + λ·one playout's result
         "rollout_policy": "random", # how playouts move: random, or greedy (games with move values)
+        "solver": False,            # back up proven wins and losses exactly (perfect-information games)
         "opponents": {},            # share of the games a baseline plays all seats but the learner's, e.g. {greedy: 0.25}
-        "expert": None,             # None: PUCT search decides and teaches; "alphabeta@D": that searcher does instead
+        "expert": None,             # None: PUCT search decides and teaches; "alphabeta@D" or "policy.pt@N": that searcher does instead
         "expert_moves": 1.0,        # with an expert: share of the learner's decisions it plays (the network the rest)
     },
     "pool": {
@@ -134,17 +136,22 @@ def validate(config: dict) -> None:
         raise ValueError(f"alphazero.opponents must map baseline names (random, greedy) to shares of the games "
                          f"(each >= 0, together <= 1), got {opponents!r}")
     expert = config["alphazero"]["expert"]
-    base, _, depth = expert.partition("@") if isinstance(expert, str) else ("", "", "")
-    if expert is not None and not (base == "alphabeta" and (depth == "" or depth.isdigit() and 1 <= int(depth) <= 9)):
-        raise ValueError(f"alphazero.expert must be null (PUCT search) or 'alphabeta@D' with a depth D from 1 to 9, "
-                         f"got {expert!r}")
+    base, at, budget = expert.rpartition("@") if isinstance(expert, str) else ("", "", "")
+    if not at:  # no budget: "alphabeta" (depth 2)
+        base, budget = budget, ""
+    if expert is not None and not (base == "alphabeta" and (budget == "" or budget.isdigit() and 1 <= int(budget) <= 9)
+                                   or base.endswith(".pt") and budget.isdigit() and 1 <= int(budget) <= 100_000):
+        raise ValueError(f"alphazero.expert must be null (PUCT search), 'alphabeta@D' with a depth D from 1 to 9, "
+                         f"or 'CHECKPOINT.pt@N' (that network's PUCT search with N simulations), got {expert!r}")
     expert_moves = config["alphazero"]["expert_moves"]
     if isinstance(expert_moves, bool) or not isinstance(expert_moves, (int, float)) or not 0 <= expert_moves <= 1:
         raise ValueError(f"alphazero.expert_moves must be a share from 0 to 1, got {expert_moves!r}")
     init_from = train["init_from"]
     if init_from is not None and (not isinstance(init_from, str) or not init_from):
         raise ValueError(f"train.init_from must be the path of a checkpoint file (or null), got {init_from!r}")
-    for key in ("c_puct", "rollout_weight", "rollout_policy"):
+    if config["alphazero"]["policy_target"] not in ("visits", "best"):
+        raise ValueError(f"alphazero.policy_target must be 'visits' or 'best', got {config['alphazero']['policy_target']!r}")
+    for key in ("c_puct", "rollout_weight", "rollout_policy", "solver"):
         error = search_setting_error(key, config["alphazero"][key])
         if error:
             raise ValueError(f"alphazero.{error}")

@@ -3,7 +3,7 @@
     python -m training.ship runs/az_golden_rush/final.pt checkpoints/golden_rush_v0/policy.pt --weights-dtype float16
 
 The metadata (env, network, how it was trained) is kept as it is; ``--rollout-weight``,
-``--rollout-policy``, ``--c-puct`` and ``--leaves-per-call`` add the search settings this
+``--rollout-policy``, ``--c-puct``, ``--leaves-per-call`` and ``--solver`` add the search settings this
 network plays best with (measured by evaluation: see
 :class:`~sky_envs.agents.search.PUCTSearch`), the defaults of ``make_agent("policy.pt@N")``.
 Storing float16 rounds every weight, so the command compares the copy with the original on
@@ -53,7 +53,7 @@ def compare(original, copy, observations: np.ndarray, masks: np.ndarray) -> tupl
 def ship(source: str | Path, target: str | Path, weights_dtype: str = "float32",
          positions: int = 2000, seed: int = 0, search: dict | None = None) -> dict:
     """Copy ``source`` to ``target``; ``search`` settings (``c_puct``, ``rollout_weight``,
-    ``rollout_policy``, ``leaves_per_call``) are recorded over any it had."""
+    ``rollout_policy``, ``leaves_per_call``, ``solver``) are recorded over any it had."""
     policy, metadata = load_checkpoint(source)
     kind = (search or {}).get("rollout_policy")
     if kind is not None and (error := playout_error(kind, make_game(metadata["env_id"], **metadata["env_options"]))):
@@ -80,13 +80,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--c-puct", type=float, metavar="C", help="record this search setting: PUCT's exploration")
     parser.add_argument("--leaves-per-call", type=int, metavar="L",
                         help="record this search setting: leaves evaluated per network call (virtual loss)")
+    parser.add_argument("--solver", action=argparse.BooleanOptionalAction,
+                        help="record this search setting: back up proven wins and losses (perfect information)")
     args = parser.parse_args(argv)
     if args.positions < 1:
         parser.error("--positions must be at least 1")
     try:
         search = {key: value for key, value in (("rollout_weight", args.rollout_weight), ("c_puct", args.c_puct),
                                                 ("rollout_policy", args.rollout_policy),
-                                                ("leaves_per_call", args.leaves_per_call)) if value is not None}
+                                                ("leaves_per_call", args.leaves_per_call),
+                                                ("solver", args.solver)) if value is not None}
         result = ship(args.source, args.target, args.weights_dtype, args.positions, search=search)
     except (CheckpointError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)

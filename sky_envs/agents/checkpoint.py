@@ -20,7 +20,7 @@ The metadata names the env id and options, the observation and action shapes, th
 spec (with a pairs policy head, the game's ``action_cells`` too), and how the policy was
 trained (``training``: algorithm, steps, seed, command, wall-clock seconds); evaluation
 results may sit in ``rating``, and ``search`` may hold the settings this network plays best
-with under search (``rollout_weight``, ``rollout_policy``, ``c_puct``, ``leaves_per_call``:
+with under search (``rollout_weight``, ``rollout_policy``, ``c_puct``, ``leaves_per_call``, ``solver``:
 the defaults of ``make_agent("policy.pt@N")``, measured when it shipped).
 
 Weights are stored as float32, or as float16 to halve the file (``weights_dtype``; the
@@ -173,10 +173,8 @@ def _check_metadata(metadata: dict, where: str) -> None:
     if not all(isinstance(key, str) for key in metadata["env_options"]):
         raise CheckpointError(f"{where} is damaged: env_options must map option names to values")
     for key, value in metadata.get("search", {}).items():
-        if search_setting_error(key, value) is not None:
-            raise CheckpointError(f"{where} is damaged: metadata 'search' holds {key}={value!r:.40}; expected "
-                                  "rollout_weight in [0, 1], a positive c_puct, rollout_policy random or greedy "
-                                  "and a positive integer leaves_per_call")
+        if (error := search_setting_error(key, value)) is not None:
+            raise CheckpointError(f"{where} is damaged: metadata 'search' holds {key}={value!r:.40} ({error:.200})")
     try:
         check_size(normalize_spec(metadata["network"]), shape, metadata["num_actions"])
         check_action_cells(metadata["network"], shape, metadata["num_actions"], metadata.get("action_cells"))

@@ -20,6 +20,16 @@ network, 100 simulations against MCTS with 400 (200 games): λ = 0 scores 0.32, 
 settings it plays best with (``metadata["search"]``, see ``training.ship``);
 :func:`search_setting_error` says which values those may take.
 
+With ``solver`` (MCTS-Solver, perfect-information games, whose moves have no chance) a
+finished game's result is also a proof: a position is proven when one of its moves wins for
+its chooser, or when every move is proven and the chooser takes the best. A descent that
+reaches a proven position backs up its exact result and goes no deeper, a proven move's
+exact value replaces its average, and a search whose root is proven ends early and puts
+its count on the moves that achieve the proven result. On Sky Scrapers' shipped network
+that ends a quarter of the search time (endgame roots are solved in a few simulations:
+200 simulations 68 → 51 ms a move) and changes the result of 7 of 200 games against
+MCTS-400 (0.73 → 0.735): the moves it corrects are rare.
+
 Values are kept per seat, so a node's chooser is whoever decides there: this serves 2 to 4
 seats and turns made of several decisions. The network's value is for the seat to decide
 at the leaf; with more than two seats the others are assumed to lose what it wins (the
@@ -45,7 +55,7 @@ from sky_envs.core.state import GameState
 
 
 #: what a checkpoint may record under ``metadata["search"]``
-SEARCH_SETTINGS = ("c_puct", "rollout_weight", "rollout_policy", "leaves_per_call")
+SEARCH_SETTINGS = ("c_puct", "rollout_weight", "rollout_policy", "leaves_per_call", "solver")
 
 
 def search_setting_error(name: str, value) -> str | None:
@@ -62,18 +72,22 @@ def search_setting_error(name: str, value) -> str | None:
     if name == "leaves_per_call":
         whole = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
         return None if whole and value >= 1 else f"leaves_per_call must be a positive integer, got {value!r}"
+    if name == "solver":
+        return None if isinstance(value, bool) else f"solver must be true or false, got {value!r}"
     return f"{name!r} is no search setting: expected one of {', '.join(SEARCH_SETTINGS)}"
 
 
 class Node:
-    __slots__ = ("player", "actions", "prior", "visits", "value_sum", "children", "value", "state", "returns", "exact")
+    __slots__ = ("player", "actions", "prior", "visits", "value_sum", "children", "value", "state", "returns", "exact",
+                 "solved")
 
     def __init__(self, player: int, actions: np.ndarray, prior: np.ndarray, value: float,
                  state: GameState | None = None, returns: np.ndarray | None = None, exact: bool = False):
         self.player = player
         self.exact = exact  # ``value`` is known, not guessed (a one-move win)
         self.state = state  # perfect information: the position, so a descent replays no moves
-        self.returns = returns  # a finished game: every seat's reward
+        self.returns = returns  # a finished game, or one the solver proved: every seat's reward
+        self.solved = None  # with the solver: each action's proven value for ``player`` (nan: not proven)
         self.actions = actions
         self.prior = prior
         self.visits = np.zeros(actions.size)
@@ -84,6 +98,8 @@ class Node:
     def select(self, c_puct: float, allowed: np.ndarray | None) -> int:
         n = self.visits
         q = np.where(n > 0, self.value_sum / np.maximum(n, 1), self.value)
+        if self.solved is not None:
+            q = np.where(np.isnan(self.solved), q, self.solved)
         score = q + c_puct * self.prior * (math.sqrt(n.sum() + 1) / (1 + n))
         if allowed is not None:
             score = np.where(allowed, score, -np.inf)
@@ -105,16 +121,18 @@ class PUCTSearch:
 
     def __init__(self, evaluator, simulations: int = 200, c_puct: float = 1.5, rng: np.random.Generator | None = None,
                  root_noise: bool = False, noise_fraction: float = 0.25, noise_alpha: float = 10.0,
-                 leaves_per_call: int = 1, rollout_weight: float = 0.0, rollout_policy: str = "random"):
+                 leaves_per_call: int = 1, rollout_weight: float = 0.0, rollout_policy: str = "random",
+                 solver: bool = False):
         if not isinstance(simulations, (int, np.integer)) or isinstance(simulations, bool) or simulations < 1:
             raise ValueError(f"simulations must be a positive integer, got {simulations!r}")
         for name, value in (("c_puct", c_puct), ("rollout_weight", rollout_weight), ("rollout_policy", rollout_policy),
-                            ("leaves_per_call", leaves_per_call)):
+                            ("leaves_per_call", leaves_per_call), ("solver", solver)):
             if (error := search_setting_error(name, value)) is not None:
                 raise ValueError(error)
         self.leaves_per_call = int(leaves_per_call)
         self.rollout_weight = float(rollout_weight)
         self.rollout_policy = rollout_policy
+        self.solver = solver
         self.evaluate = evaluator
         self.simulations = int(simulations)
         self.c_puct = float(c_puct)
@@ -129,6 +147,9 @@ class PUCTSearch:
             raise ValueError("search needs positions with a decision to make: a game here is over")
         if self.rollout_weight and (error := playout_error(self.rollout_policy, states[0].game)) is not None:
             raise ValueError(error)
+        if self.solver and hides_information(states[0]):
+            raise ValueError(f"the solver proves results of perfect-information games; {states[0].game.name} hides "
+                             "information, so a search there has no proven result: leave solver off")
         roots = self._expand(states, keep_states=not hides_information(states[0]))
         if self.root_noise:
             for root in roots:
@@ -137,12 +158,19 @@ class PUCTSearch:
                     root.prior = (1 - self.noise_fraction) * root.prior + self.noise_fraction * noise
         hidden = hides_information(states[0])
         done = 0
-        while done < self.simulations:
+        while done < self.simulations and not all(root.returns is not None for root in roots):
             leaves = min(self.leaves_per_call, self.simulations - done)
             self._simulate(states, roots, hidden, leaves)
             done += leaves
-        return [(root.actions, root.visits.copy(), float(root.value_sum.sum() / max(root.visits.sum(), 1)))
-                for root in roots]
+        return [self._result(root) for root in roots]
+
+    @staticmethod
+    def _result(root: Node) -> tuple[np.ndarray, np.ndarray, float]:
+        if root.returns is not None:  # solved: the simulations' count goes to the moves that achieve its value
+            value = float(root.returns[root.player])
+            best = root.solved == value
+            return root.actions, np.where(best, max(root.visits.sum(), 1) / best.sum(), 0.0), value
+        return root.actions, root.visits.copy(), float(root.value_sum.sum() / max(root.visits.sum(), 1))
 
     def _expand(self, worlds: list[GameState], keep_states: bool = False) -> list[Node]:
         observations = np.stack([w.observation(w.current_player) for w in worlds])
@@ -225,6 +253,8 @@ class PUCTSearch:
                     if not hidden:  # the same move always ends the game the same way
                         node.children[index] = Node(-1, np.empty(0, np.int64), np.empty(0), 0.0, returns=returns)
                     self._backup(path, returns)
+                    if self.solver:
+                        self._prove(path)
                     return
                 if child is None:
                     pending.append((path, world, node, index))
@@ -234,6 +264,25 @@ class PUCTSearch:
             for node, index in path:
                 node.visits[index] += 1
                 node.value_sum[index] -= 1.0
+
+    @staticmethod
+    def _prove(path: list[tuple[Node, int]]) -> None:
+        """After a descent ended in a finished game: up ``path``, a node is proven (its
+        ``returns`` set, so later descents stop there) when one of its moves wins for its
+        chooser or every move is proven, the chooser taking the best (MCTS-Solver)."""
+        for node, index in reversed(path):
+            child = node.children[index]
+            if child is None or child.returns is None:
+                return
+            if node.solved is None:
+                node.solved = np.full(node.actions.size, np.nan)
+            node.solved[index] = child.returns[node.player]
+            if node.solved[index] >= 1.0:  # no return beats a win
+                node.returns = child.returns
+            elif not np.isnan(node.solved).any():
+                node.returns = node.children[int(node.solved.argmax())].returns
+            else:
+                return
 
     @staticmethod
     def _backup(path: list[tuple[Node, int]], returns: np.ndarray, virtual_loss: bool = False) -> None:
@@ -259,14 +308,14 @@ class SearchAgent(Agent):
 
     def __init__(self, policy, metadata: dict | None = None, simulations: int = 200, c_puct: float = 1.5,
                  leaves_per_call: int = 8, rollout_weight: float = 0.0, rollout_policy: str = "random",
-                 seed: int | None = None):
+                 solver: bool = False, seed: int | None = None):
         from sky_envs.agents.policy import NetworkEvaluator
 
         super().__init__(seed)
         self.metadata = metadata or {}
         self.search = PUCTSearch(NetworkEvaluator(policy), simulations, c_puct, rng=self.rng,
                                  leaves_per_call=leaves_per_call, rollout_weight=rollout_weight,
-                                 rollout_policy=rollout_policy)
+                                 rollout_policy=rollout_policy, solver=solver)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

@@ -23,10 +23,10 @@ One iteration:
    few plies of search beat (Scala's greedy racer). ``alphazero.expert: CHECKPOINT.pt@N``
    makes a fixed network's PUCT search (with the search settings the checkpoint records,
    no root noise) the expert instead, teaching its visit counts: search distilled into the
-   raw policy, by a teacher that does not drift with the learner. With ``alphazero.expert_moves`` below 1,
-   the network plays that share of the learner's decisions itself (its most likely move,
-   still labelled by the expert): the expert then teaches the positions the network's own
-   play leads to, not only its own (DAgger).
+   raw policy, by a teacher that does not drift with the learner. With
+   ``alphazero.expert_moves`` below 1, the network plays that share of the learner's
+   decisions itself (its most likely move, still labelled by the expert): the expert then
+   teaches the positions the network's own play leads to, not only its own (DAgger).
 2. Every decision of the search becomes a sample: the deciding seat's observation, the visit
    distribution over the legal actions (the policy target; with ``alphazero.policy_target:
    best`` the most visited moves in equal shares) and the game's final reward for that seat

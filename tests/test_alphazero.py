@@ -227,6 +227,7 @@ def test_a_checkpoints_search_teaches_its_visit_counts(tmp_path, monkeypatch):
 
     monkeypatch.setattr(PUCTSearch, "run", recording)
     chunk = run.play_games()
+
     def rounded(shares):
         return tuple(round(float(share), 4) for share in shares)
 

@@ -18,7 +18,7 @@ from functools import cache
 
 import numpy as np
 
-from sky_envs.agents.kernels import TALLEST_WEIGHT, TILES_WEIGHT, sky_scrapers_move_values
+from sky_envs.agents.kernels import sky_scrapers_move_values, sky_scrapers_value
 from sky_envs.core.state import GameState
 
 WIN = 1000.0  # the value of a finished game, times the seat's return
@@ -39,26 +39,10 @@ def _lead(values: np.ndarray, seats: np.ndarray) -> np.ndarray:
     return values[rows, seats] - others.max(axis=1)
 
 
-def sky_scrapers_tallies(heights: np.ndarray, tops: np.ndarray, colours: np.ndarray, skyscraper_height: int):
-    """Per position (rows of ``heights``/``tops``, ``(K, B)``) and seat (``colours``, each
-    row's seat colours, ``(K, players)``): sky scrapers, the tallest one (0 if none) and the
-    tiles under the seat's control, each ``(K, players)``."""
-    own = tops[:, None, :] == colours[:, :, None]
-    stacks = np.where(own, heights[:, None, :], 0)
-    tall = np.where(stacks >= skyscraper_height, stacks, 0)
-    return (tall > 0).sum(axis=2), tall.max(axis=2), stacks.sum(axis=2)
-
-
-def _sky_scrapers_values(counts, tallest, tiles, seats: np.ndarray) -> np.ndarray:
-    """Sky scraper lead first, then tiles under own control (capturing a stack takes all of it)."""
-    return _lead(counts, seats) + TILES_WEIGHT * _lead(tiles, seats) + TALLEST_WEIGHT * _lead(tallest, seats)
-
-
 def sky_scrapers(state, seat: int) -> float:
-    B = state.board.size
-    tallies = sky_scrapers_tallies(state.heights[None, :B], state.tops[None], state.seat_colours[None],
-                                   state.game.skyscraper_height)
-    return float(_sky_scrapers_values(*tallies, np.array([seat]))[0])
+    """Sky scraper lead first, then tiles under own control and the tallest sky scraper
+    (:func:`~sky_envs.agents.kernels.sky_scrapers_value`)."""
+    return float(sky_scrapers_value(state.heights, state.tops, state.seat_colours, seat, state.game.skyscraper_height))
 
 
 def sky_scrapers_moves(states: Sequence) -> list[np.ndarray | None]:

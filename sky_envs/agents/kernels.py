@@ -1,11 +1,12 @@
-"""Sky Scrapers' one-ply move values compiled with numba (``heuristics.sky_scrapers_moves``).
+"""Sky Scrapers' heuristic compiled with numba: a position's value for a seat
+(``heuristics.sky_scrapers``) and the one-ply values of every legal move
+(``heuristics.sky_scrapers_moves``), both from :func:`_score`.
 
 Greedy playouts ask for the values of every legal move at every ply, a few states at a
 time; in numpy each ask was dozens of array calls (half a millisecond) whatever the work.
 One compiled call per state plays each move on scratch copies and scores the result with
-the same float operations in the same order as the numpy formula
-(:func:`~sky_envs.agents.heuristics._sky_scrapers_values`), so the values are equal bit
-for bit and every playout, greedy game and search result stays as it was.
+the float operations, in the order, of the numpy formula it replaced, so the values are
+equal bit for bit and every playout, greedy game and search result stayed as it was.
 """
 
 from __future__ import annotations
@@ -28,12 +29,40 @@ def _lead(values, seat):
 
 
 @njit(cache=True)
+def _score(heights, tops, seat_colours, seat, skyscraper_height, counts, tallest, tiles):
+    """Fill ``counts``, ``tallest`` and ``tiles`` (per seat: sky scrapers, the tallest one or
+    0, tiles under own control) and return the value for ``seat``: the sky scraper lead, then
+    ``TILES_WEIGHT`` times the lead in tiles and ``TALLEST_WEIGHT`` times the lead in tallest
+    sky scraper (capturing a stack takes all of it)."""
+    for s in range(seat_colours.shape[0]):
+        counts[s] = 0.0
+        tallest[s] = 0.0
+        tiles[s] = 0.0
+        colour = seat_colours[s]
+        for cell in range(tops.shape[0]):
+            if tops[cell] == colour:
+                tiles[s] += heights[cell]
+                if heights[cell] >= skyscraper_height:
+                    counts[s] += 1.0
+                    if heights[cell] > tallest[s]:
+                        tallest[s] = heights[cell]
+    return _lead(counts, seat) + TILES_WEIGHT * _lead(tiles, seat) + TALLEST_WEIGHT * _lead(tallest, seat)
+
+
+@njit(cache=True)
+def sky_scrapers_value(heights, tops, seat_colours, seat, skyscraper_height):
+    """The value of the position for ``seat`` (see :func:`_score`)."""
+    players = seat_colours.shape[0]
+    return _score(heights, tops, seat_colours, seat, skyscraper_height, np.zeros(players), np.zeros(players),
+                  np.zeros(players))
+
+
+@njit(cache=True)
 def sky_scrapers_move_values(heights, tops, landing, reach, seat_colours, seat, actions, skyscraper_height,
                              win, out):
     """Write into ``out[k]`` the value for ``seat`` of the position after ``actions[k]`` (a
-    stack move ``origin * 8 + direction``): the sky scraper lead, then ``TILES_WEIGHT``
-    times the lead in tiles under own control and ``TALLEST_WEIGHT`` times the lead in
-    tallest sky scraper; ``win`` times the seat's return where no stack can move after it."""
+    stack move ``origin * 8 + direction``), as :func:`_score` gives it, or ``win`` times the
+    seat's return where no stack can move after it."""
     cells = tops.shape[0]
     players = seat_colours.shape[0]
     max_row = reach.shape[0] - 1
@@ -68,20 +97,9 @@ def sky_scrapers_move_values(heights, tops, landing, reach, seat_colours, seat, 
                         break
                 if moves_on:
                     break
-        for s in range(players):
-            counts[s] = 0.0
-            tallest[s] = 0.0
-            tiles[s] = 0.0
-            colour = seat_colours[s]
-            for cell in range(cells):
-                if t[cell] == colour:
-                    tiles[s] += h[cell]
-                    if h[cell] >= skyscraper_height:
-                        counts[s] += 1.0
-                        if h[cell] > tallest[s]:
-                            tallest[s] = h[cell]
+        value = _score(h, t, seat_colours, seat, skyscraper_height, counts, tallest, tiles)
         if moves_on:
-            out[k] = _lead(counts, seat) + TILES_WEIGHT * _lead(tiles, seat) + TALLEST_WEIGHT * _lead(tallest, seat)
+            out[k] = value
         else:  # most sky scrapers, then the tallest; all tied or none built is a draw
             best_count, best_tall = -1.0, -1.0
             for s in range(players):

@@ -147,16 +147,16 @@ class PUCTSearch:
             raise ValueError("search needs positions with a decision to make: a game here is over")
         if self.rollout_weight and (error := playout_error(self.rollout_policy, states[0].game)) is not None:
             raise ValueError(error)
-        if self.solver and hides_information(states[0]):
+        hidden = hides_information(states[0])
+        if self.solver and hidden:
             raise ValueError(f"the solver proves results of perfect-information games; {states[0].game.name} hides "
                              "information, so a search there has no proven result: leave solver off")
-        roots = self._expand(states, keep_states=not hides_information(states[0]))
+        roots = self._expand(states, keep_states=not hidden)
         if self.root_noise:
             for root in roots:
                 if root.actions.size > 1:
                     noise = self.rng.dirichlet(np.full(root.actions.size, self.noise_alpha / root.actions.size))
                     root.prior = (1 - self.noise_fraction) * root.prior + self.noise_fraction * noise
-        hidden = hides_information(states[0])
         done = 0
         while done < self.simulations and not all(root.returns is not None for root in roots):
             leaves = min(self.leaves_per_call, self.simulations - done)

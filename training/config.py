@@ -117,6 +117,7 @@ def _finish(config: dict, overrides: dict) -> dict:
 
 
 def validate(config: dict) -> None:
+    from sky_envs.agents import split_spec
     from sky_envs.agents.network import normalize_spec
     from sky_envs.agents.search import search_setting_error
 
@@ -136,9 +137,7 @@ def validate(config: dict) -> None:
         raise ValueError(f"alphazero.opponents must map baseline names (random, greedy) to shares of the games "
                          f"(each >= 0, together <= 1), got {opponents!r}")
     expert = config["alphazero"]["expert"]
-    base, at, budget = expert.rpartition("@") if isinstance(expert, str) else ("", "", "")
-    if not at:  # no budget: "alphabeta" (depth 2)
-        base, budget = budget, ""
+    base, budget = split_spec(expert) if isinstance(expert, str) else ("", "")
     if expert is not None and not (base == "alphabeta" and (budget == "" or budget.isdigit() and 1 <= int(budget) <= 9)
                                    or base.endswith(".pt") and budget.isdigit() and 1 <= int(budget) <= 100_000):
         raise ValueError(f"alphazero.expert must be null (PUCT search), 'alphabeta@D' with a depth D from 1 to 9, "

@@ -24,6 +24,15 @@ BASELINES: dict[str, type[Agent]] = {"random": RandomAgent, "greedy": GreedyAgen
 BUDGETS = {"mcts": "simulations", "alphabeta": "depth"}
 
 
+def split_spec(text: str) -> tuple[str, str]:
+    """An agent spec's name or checkpoint path and its budget digits after '@' (``""`` where
+    it has none: an '@' followed by anything but digits may be part of a path)."""
+    base, _, budget = text.rpartition("@")
+    if not base or not budget.isdigit():
+        return text, ""
+    return base, budget
+
+
 def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = None,
                env_options: dict | None = None, search: int | None = None, **kwargs: Any) -> Agent:
     """An agent from a spec:
@@ -43,9 +52,7 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
     if not isinstance(spec, (str, os.PathLike)):
         raise ValueError(f"unknown agent {spec!r}: expected a baseline name, a checkpoint path or an Agent")
     text = str(spec)
-    base, _, budget = text.rpartition("@")
-    if not base or not budget.isdigit():  # no budget suffix ('@' may be part of a path)
-        base, budget = text, ""
+    base, budget = split_spec(text)
     if budget:
         if int(budget) < 1:
             raise ValueError(f"agent spec {text!r}: the part after '@' must be a positive number "
@@ -73,4 +80,4 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
 
 
 __all__ = ["BASELINES", "AlphaBetaAgent", "Agent", "CheckpointError", "GreedyAgent", "MCTSAgent", "PolicyAgent", "RandomAgent", "SearchAgent",
-           "load_checkpoint", "make_agent", "random_legal", "save_checkpoint"]
+           "load_checkpoint", "make_agent", "random_legal", "save_checkpoint", "split_spec"]

@@ -54,7 +54,7 @@ from pathlib import Path
 import numpy as np
 
 from sky_envs.agents.checkpoint import policy_metadata, save_checkpoint
-from sky_envs.agents.network import build_policy
+from sky_envs.agents.network import build_policy, game_layout
 from sky_envs.agents.policy import NetworkEvaluator
 from sky_envs.agents.search import PUCTSearch, SearchAgent
 from sky_envs.core.registry import canonical_id, make_game
@@ -141,7 +141,7 @@ class ExpertIterationRun:
         torch.manual_seed(self.seed)
         self.rng = np.random.default_rng(self.seed)
         self.policy = build_policy(config["policy"], self.game.observation_shape, self.game.num_actions,
-                                   action_cells=self.game.action_cells)
+                                   **game_layout(self.game))
         weights, self.init_from = initial_weights(config, run_dir)  # fine-tuning (train.init_from)
         if weights is not None:
             self.policy.load_state_dict(weights)

@@ -17,7 +17,8 @@ allocate or hang, whatever the file holds:
    shapes.
 
 The metadata names the env id and options, the observation and action shapes, the network
-spec (with a pairs policy head, the game's ``action_cells`` too), and how the policy was
+spec (with a pairs policy head, the game's ``action_cells`` too; with a moves head, its
+``stack_moves``), and how the policy was
 trained (``training``: algorithm, steps, seed, command, wall-clock seconds); evaluation
 results may sit in ``rating``, and ``search`` may hold the settings this network plays best
 with under search (``rollout_weight``, ``rollout_policy``, ``c_puct``, ``leaves_per_call``, ``solver``:
@@ -40,14 +41,15 @@ from typing import Any
 
 import numpy as np
 
-from sky_envs.agents.network import build_policy, check_action_cells, check_size, normalize_spec, pairs_head
+from sky_envs.agents.network import (build_policy, check_action_cells, check_size, check_stack_moves, moves_head,
+                                     normalize_spec, pairs_head)
 from sky_envs.agents.search import search_setting_error
 
 FORMAT = "sky_envs.policy/2"
 MAX_FILE_BYTES = 64 * 2**20
 MAX_UNPACKED_BYTES = 256 * 2**20
 REQUIRED = {"env_id": str, "env_options": dict, "observation_shape": list, "num_actions": int, "network": dict}
-OPTIONAL = {"training": dict, "rating": dict, "search": dict, "action_cells": list}
+OPTIONAL = {"training": dict, "rating": dict, "search": dict, "action_cells": list, "stack_moves": dict}
 WEIGHTS_DTYPES = ("float32", "float16")
 
 
@@ -178,6 +180,7 @@ def _check_metadata(metadata: dict, where: str) -> None:
     try:
         check_size(normalize_spec(metadata["network"]), shape, metadata["num_actions"])
         check_action_cells(metadata["network"], shape, metadata["num_actions"], metadata.get("action_cells"))
+        check_stack_moves(metadata["network"], shape, metadata["num_actions"], metadata.get("stack_moves"))
     except ValueError as error:
         raise CheckpointError(f"{where}: {error}") from None
 
@@ -194,7 +197,7 @@ def load_checkpoint(path: str | os.PathLike, env_id: str | None = None,
     if env_id is not None:
         check_env(where, metadata, env_id, env_options)
     policy = build_policy(metadata["network"], metadata["observation_shape"], metadata["num_actions"],
-                          action_cells=metadata.get("action_cells"))
+                          action_cells=metadata.get("action_cells"), stack_moves=metadata.get("stack_moves"))
     expected = {name: tuple(tensor.shape) for name, tensor in policy.state_dict().items()}
     found = {name: tuple(tensor.shape) for name, tensor in state_dict.items()}
     if expected != found:
@@ -225,6 +228,10 @@ def check_env(where: str, metadata: dict, env_id: str, env_options: dict | None)
     if cells is not None and tuple(cells) != tuple(game.action_cells or ()):
         raise CheckpointError(f"{where} scores moves between board cells that {env_id} does not have "
                               "(its action_cells differ from the game's)")
+    moves = metadata.get("stack_moves")
+    if moves is not None and (game.stack_moves is None or moves != game.stack_moves.as_dict()):
+        raise CheckpointError(f"{where} scores stack moves that {env_id} with options {options} does not have "
+                              "(its stack_moves differ from the game's: another board box or lines)")
 
 
 def policy_metadata(game, options: dict, network: dict, **training: Any) -> dict:
@@ -235,4 +242,7 @@ def policy_metadata(game, options: dict, network: dict, **training: Any) -> dict
     if pairs_head(network):
         metadata["action_cells"] = list(check_action_cells(network, game.observation_shape, game.num_actions,
                                                            game.action_cells))
+    if moves_head(network):
+        metadata["stack_moves"] = check_stack_moves(network, game.observation_shape, game.num_actions,
+                                                    game.stack_moves).as_dict()
     return metadata

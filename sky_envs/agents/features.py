@@ -1,5 +1,6 @@
 """The layers of trained policies beyond SB3's own (import torch and Stable-Baselines3):
-input layers, and the policy head for moves between board cells.
+input layers, and the policy heads for moves between board cells (Scala) and for stacks that
+move as far as they are high (Sky Scrapers).
 
 See :mod:`sky_envs.agents.network` for the specs that choose between them.
 """
@@ -106,3 +107,118 @@ class CellPairsPolicy(MaskableActorCriticPolicy):
 
     def _get_constructor_parameters(self) -> dict:
         return {**super()._get_constructor_parameters(), "action_cells": self.action_cells}
+
+
+class StackMovesTrunk(BaseFeaturesExtractor):
+    """The residual trunk of a moves head: flat features ``[heights (B), trunk planes (C x B)]``,
+    the heights (the sum of the observation's ``height_planes``, not log-scaled) first, so
+    that :class:`StackMovesHead` can find where each stack lands."""
+
+    def __init__(self, observation_space: spaces.Box, channels: int = 64, blocks: int = 4, height_planes=(1,)):
+        rows, cols, planes = observation_space.shape
+        super().__init__(observation_space, features_dim=(channels + 1) * rows * cols)
+        self.height_planes = tuple(int(plane) for plane in height_planes)
+        self.stem = nn.Conv2d(planes, channels, 3, padding=1)
+        self.blocks = nn.Sequential(*(ResidualBlock(channels) for _ in range(blocks)))
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        heights = observations[..., list(self.height_planes)].sum(-1).flatten(1)
+        x = log_scale(observations).permute(0, 3, 1, 2)
+        return torch.cat([heights, self.blocks(torch.relu(self.stem(x))).flatten(1)], 1)
+
+
+class StackMovesLatents(nn.Module):
+    """SB3's ``mlp_extractor`` for a moves head: the policy side gets the trunk's features
+    as they are; the value side a 1x1 convolution to ``head_channels`` planes, then the
+    ``hidden`` layers."""
+
+    def __init__(self, cells: int, channels: int, head_channels: int, hidden, activation: type[nn.Module]):
+        super().__init__()
+        self.cells, self.channels = cells, channels
+        self.value_planes = nn.Conv1d(channels, head_channels, 1)
+        layers, width = [], head_channels * cells
+        for size in hidden:
+            layers += [nn.Linear(width, size), activation()]
+            width = size
+        self.value_layers = nn.Sequential(*layers)
+        self.latent_dim_pi, self.latent_dim_vf = (channels + 1) * cells, width
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        return features
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        trunk = features[:, self.cells:].view(len(features), self.channels, self.cells)
+        return self.value_layers(torch.relu(self.value_planes(trunk)).flatten(1))
+
+
+class StackMovesHead(nn.Module):
+    """Logits of a stacking game's actions (:class:`~sky_envs.core.state.StackMoves`).
+
+    A move is scored from two of the trunk's cell vectors: where the stack starts (u) and
+    where it lands (v, looked up in the layout's table by the stack's height), plus its
+    direction's own vector: ``w . relu(u(start) + v(landing) + e(direction))``. A dense
+    head must learn for every cell, direction and height which cell the move reaches; this
+    one is told, and sees what lies there through the trunk. Cell actions score the trunk
+    at their cell; any other actions its mean over the cells.
+    """
+
+    def __init__(self, channels: int, width: int, layout, cells: int, num_actions: int):
+        super().__init__()
+        self.cells, self.channels, self.directions = cells, channels, layout.directions
+        self.register_buffer("targets", torch.tensor(layout.targets.tolist(), dtype=torch.long), persistent=False)
+        self.start = nn.Linear(channels, width)
+        self.landing = nn.Linear(channels, width)
+        self.direction = nn.Parameter(torch.zeros(layout.directions, width))
+        self.score = nn.Linear(width, 1)
+        self.cell_actions = nn.Linear(channels, layout.cell_actions) if layout.cell_actions else None
+        rest = num_actions - cells * (layout.directions + layout.cell_actions)
+        self.other_actions = nn.Linear(channels, rest) if rest else None
+
+    def forward(self, features: torch.Tensor) -> torch.Tensor:
+        batch = len(features)
+        heights = features[:, :self.cells].round().long().clamp(0, len(self.targets) - 1)
+        trunk = features[:, self.cells:].view(batch, self.channels, self.cells).transpose(1, 2)  # (batch, B, C)
+        landing = self.landing(trunk)
+        landing = torch.cat([landing, landing.new_zeros(batch, 1, landing.shape[-1])], 1)  # index B: off the board
+        where = self.targets[heights, torch.arange(self.cells, device=features.device)]  # (batch, B, directions)
+        landed = torch.gather(landing, 1, where.flatten(1).unsqueeze(-1).expand(-1, -1, landing.shape[-1]))
+        moves = self.start(trunk).unsqueeze(2) + landed.view(batch, self.cells, self.directions, -1) + self.direction
+        logits = [self.score(torch.relu(moves)).flatten(1)]  # action cell * directions + d
+        if self.cell_actions is not None:
+            logits.append(self.cell_actions(trunk).transpose(1, 2).flatten(1))  # action B * directions + k * B + cell
+        if self.other_actions is not None:
+            logits.append(self.other_actions(trunk.mean(1)))
+        return torch.cat(logits, 1)
+
+
+class StackMovesPolicy(MaskableActorCriticPolicy):
+    """sb3-contrib's masked actor-critic with :class:`StackMovesTrunk`, :class:`StackMovesLatents`
+    and :class:`StackMovesHead` (``net_arch["vf"]`` is the value head's hidden layers)."""
+
+    def __init__(self, *args, stack_moves=None, head_channels: int = 8, **kwargs):
+        from sky_envs.core.state import StackMoves
+
+        self.stack_moves = StackMoves.from_dict(stack_moves)
+        self.head_channels = int(head_channels)
+        super().__init__(*args, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        rows, cols, _ = self.observation_space.shape
+        channels = self.features_extractor.features_dim // (rows * cols) - 1
+        self.mlp_extractor = StackMovesLatents(rows * cols, channels, self.head_channels, self.net_arch["vf"],
+                                               self.activation_fn)
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        rows, cols, _ = self.observation_space.shape
+        self.action_net = StackMovesHead(self.mlp_extractor.channels, self.head_channels, self.stack_moves,
+                                         rows * cols, int(self.action_space.n))
+        # the optimizer must hold the new head's weights, not the replaced linear layer's
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    def _get_constructor_parameters(self) -> dict:
+        return {**super()._get_constructor_parameters(), "stack_moves": self.stack_moves.as_dict(),
+                "head_channels": self.head_channels}

@@ -15,7 +15,11 @@ code, and loading one stays weights-only:
   whose actions move between two board cells: Scala) replaces the dense policy head with
   :class:`~sky_envs.agents.features.CellPairsHead`: a move scores the product of the
   trunk's planes at its two cells, so ``head_channels`` (even) is twice the vectors' size
-  and ``head_hidden`` is the value head's alone.
+  and ``head_hidden`` is the value head's alone. ``"policy_head": "moves"`` (games with
+  ``stack_moves``, whose stacks move as far as they are high: Sky Scrapers) scores each
+  move from the trunk at its start and at the cell where it lands, read from the
+  observation's heights (:class:`~sky_envs.agents.features.StackMovesHead`);
+  ``head_channels`` is then the width of those cell vectors and of the value head's planes.
 
 Both become the ``policy_kwargs`` of sb3-contrib's ``MaskableActorCriticPolicy``: the
 same network serves PPO and the search-based learner, and one checkpoint format holds
@@ -33,9 +37,11 @@ from typing import Any
 
 import numpy as np
 
+from sky_envs.core.state import StackMoves
+
 ACTIVATIONS = ("tanh", "relu")
 KINDS = ("mlp", "resnet")
-POLICY_HEADS = ("dense", "pairs")
+POLICY_HEADS = ("dense", "pairs", "moves")
 LIMITS = {"width": 4096, "layers": 8, "channels": 256, "blocks": 20, "parameters": 20_000_000}
 DEFAULTS = {
     "mlp": {"hidden": [256, 256], "activation": "relu"},
@@ -88,6 +94,46 @@ def pairs_head(spec: dict) -> bool:
     return spec["kind"] == "resnet" and spec["policy_head"] == "pairs"
 
 
+def moves_head(spec: dict) -> bool:
+    """True when ``spec``'s policy scores stack moves by both their cells (it needs ``stack_moves``)."""
+    spec = normalize_spec(spec)
+    return spec["kind"] == "resnet" and spec["policy_head"] == "moves"
+
+
+def check_stack_moves(spec: dict, observation_shape, num_actions: int, stack_moves) -> StackMoves | None:
+    """The ``stack_moves`` layout a moves head needs (a :class:`StackMoves` or its dict), checked
+    against the shapes (None for other networks); ``ValueError`` saying what is wrong."""
+    if not moves_head(spec):
+        return None
+    if stack_moves is None:
+        raise ValueError("a moves policy head needs a game whose stacks move as far as they are high "
+                         "(Game.stack_moves); this game has none: use policy_head 'dense'")
+    layout = StackMoves.from_dict(stack_moves)
+    rows, cols, planes = _board_shape(observation_shape)
+    cells = rows * cols
+    table = layout.targets
+    if not 1 <= layout.directions <= 8 or not 0 <= layout.cell_actions <= 8:
+        raise ValueError(f"stack_moves needs 1..8 directions and 0..8 cell actions, got {layout.directions} and "
+                         f"{layout.cell_actions}")
+    if table.ndim != 3 or table.shape[1:] != (cells, layout.directions) or not 1 <= len(table) <= 1 + max(rows, cols):
+        raise ValueError(f"stack_moves targets must have shape (heights, {cells}, {layout.directions}) with at most "
+                         f"{1 + max(rows, cols)} heights for a {rows}x{cols} board, got {table.shape}")
+    if table.min() < 0 or table.max() > cells:
+        raise ValueError(f"stack_moves targets must be cells 0..{cells} ({cells}: off the board)")
+    if not layout.height_planes or not all(0 <= plane < planes for plane in layout.height_planes):
+        raise ValueError(f"stack_moves height_planes must be planes 0..{planes - 1}, got {layout.height_planes}")
+    if cells * (layout.directions + layout.cell_actions) > num_actions:
+        raise ValueError(f"stack_moves lays out {cells * (layout.directions + layout.cell_actions)} actions, "
+                         f"more than the game's {num_actions}")
+    return layout
+
+
+def game_layout(game) -> dict:
+    """What a network of any spec may need from ``game`` beyond its shapes: the keyword
+    arguments of :func:`build_policy` (``action_cells``, ``stack_moves``)."""
+    return {"action_cells": game.action_cells, "stack_moves": game.stack_moves}
+
+
 def check_action_cells(spec: dict, observation_shape, num_actions: int, action_cells) -> tuple[int, ...] | None:
     """The ``action_cells`` a pairs head needs, checked against the shapes (None for other
     networks); ``ValueError`` saying what is wrong."""
@@ -104,8 +150,9 @@ def check_action_cells(spec: dict, observation_shape, num_actions: int, action_c
     return cells
 
 
-def parameter_count(spec: dict, observation_shape, num_actions: int) -> int:
-    """Parameters of the policy ``spec`` builds for these shapes (computed, nothing built)."""
+def parameter_count(spec: dict, observation_shape, num_actions: int, stack_moves=None) -> int:
+    """Parameters of the policy ``spec`` builds for these shapes (computed, nothing built;
+    for a moves head without its ``stack_moves`` layout, an upper bound)."""
     spec = normalize_spec(spec)
     if spec["kind"] == "resnet":
         rows, cols, planes = _board_shape(observation_shape)
@@ -122,7 +169,24 @@ def parameter_count(spec: dict, observation_shape, num_actions: int) -> int:
     value = head + width + 1
     if spec["kind"] == "resnet" and spec["policy_head"] == "pairs":
         return trunk + value + num_actions  # the pairs head: one bias per action, no layers
+    if spec["kind"] == "resnet" and spec["policy_head"] == "moves":
+        return trunk + value + moves_head_count(spec, observation_shape, num_actions, stack_moves)
     return trunk + value + head + (width + 1) * num_actions
+
+
+def moves_head_count(spec: dict, observation_shape, num_actions: int, stack_moves=None) -> int:
+    """The weights of a moves head beyond the trunk and value head (with no layout, the most
+    any layout gives: every action from the mean of the cells)."""
+    rows, cols, _ = _board_shape(observation_shape)
+    c, k = spec["channels"], spec["head_channels"]
+    directions, per_cell, rest = 8, 0, num_actions
+    if stack_moves is not None:
+        layout = StackMoves.from_dict(stack_moves)
+        directions, per_cell = layout.directions, layout.cell_actions
+        rest = num_actions - rows * cols * (directions + per_cell)
+    # start and landing vectors, directions, the score layer, cell actions, the other actions
+    return (2 * (c + 1) * k + directions * k + k + 1 + (c + 1) * per_cell * (per_cell > 0)
+            + (c + 1) * rest * (rest > 0))
 
 
 def check_size(spec: dict, observation_shape, num_actions: int) -> None:
@@ -141,27 +205,40 @@ def _board_shape(observation_shape) -> tuple[int, int, int]:
 
 def policy_class(spec: dict) -> type:
     """The sb3-contrib policy class of a network spec: ``MaskableActorCriticPolicy``, or its
-    subclass :class:`~sky_envs.agents.features.CellPairsPolicy` for a pairs policy head."""
+    subclass :class:`~sky_envs.agents.features.CellPairsPolicy` for a pairs policy head,
+    :class:`~sky_envs.agents.features.StackMovesPolicy` for a moves head."""
     if pairs_head(spec):
         from sky_envs.agents.features import CellPairsPolicy
 
         return CellPairsPolicy
+    if moves_head(spec):
+        from sky_envs.agents.features import StackMovesPolicy
+
+        return StackMovesPolicy
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     return MaskableActorCriticPolicy
 
 
-def policy_kwargs(spec: dict, action_cells=None) -> dict:
+def policy_kwargs(spec: dict, action_cells=None, stack_moves=None) -> dict:
     """Keyword arguments of :func:`policy_class` for a network spec (``action_cells``, from
-    :func:`check_action_cells`, for a pairs policy head)."""
+    :func:`check_action_cells`, for a pairs policy head; ``stack_moves``, from
+    :func:`check_stack_moves`, for a moves head)."""
     import torch
 
-    from sky_envs.agents.features import BoardResNet, Log1pFlatten
+    from sky_envs.agents.features import BoardResNet, Log1pFlatten, StackMovesTrunk
 
     spec = normalize_spec(spec)
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[spec["activation"]]
     if spec["kind"] == "mlp":
         return {"net_arch": list(spec["hidden"]), "activation_fn": activation, "features_extractor_class": Log1pFlatten}
+    if spec["policy_head"] == "moves":
+        layout = StackMoves.from_dict(stack_moves)
+        return {"net_arch": {"pi": [], "vf": list(spec["head_hidden"])}, "activation_fn": activation,
+                "features_extractor_class": StackMovesTrunk,
+                "features_extractor_kwargs": {"channels": spec["channels"], "blocks": spec["blocks"],
+                                              "height_planes": layout.height_planes},
+                "stack_moves": layout.as_dict(), "head_channels": spec["head_channels"]}
     pairs = spec["policy_head"] == "pairs"
     kwargs = {"net_arch": {"pi": [] if pairs else list(spec["head_hidden"]), "vf": list(spec["head_hidden"])},
               "activation_fn": activation, "features_extractor_class": BoardResNet,
@@ -172,13 +249,16 @@ def policy_kwargs(spec: dict, action_cells=None) -> dict:
     return kwargs
 
 
-def build_policy(spec: dict, observation_shape, num_actions: int, learning_rate: float = 3e-4, action_cells=None):
+def build_policy(spec: dict, observation_shape, num_actions: int, learning_rate: float = 3e-4, action_cells=None,
+                 stack_moves=None):
     """An untrained policy (:func:`policy_class`) for these shapes (size checked first);
-    ``action_cells`` is the game's, needed by a pairs policy head."""
+    ``action_cells`` and ``stack_moves`` are the game's (:func:`game_layout`), needed by a
+    pairs and a moves policy head."""
     from gymnasium import spaces
 
     check_size(spec, observation_shape, num_actions)
     cells = check_action_cells(spec, observation_shape, num_actions, action_cells)
+    moves = check_stack_moves(spec, observation_shape, num_actions, stack_moves)
     observation_space = spaces.Box(-np.inf, np.inf, shape=tuple(observation_shape), dtype=np.float32)
     return policy_class(spec)(observation_space, spaces.Discrete(num_actions), lambda _: learning_rate,
-                              **policy_kwargs(spec, cells))
+                              **policy_kwargs(spec, cells, moves))

@@ -120,6 +120,52 @@ def _slot_copier(cls: type, names: tuple[str, ...]):
     return copy_
 
 
+class StackMoves:
+    """The move layout of a stacking game, for networks that read both ends of a move.
+
+    Over the observation's ``rows x cols`` grid (B cells), action ``cell * directions + d``
+    (``cell < B``) moves the stack on ``cell`` along direction ``d``; a stack's height is the
+    sum of the observation planes ``height_planes`` at its cell, and ``targets[h][cell][d]``
+    is where a stack of height ``h`` lands (``B`` when the line leaves the box; heights past
+    the table's last row use that row). The ``cell_actions * B`` actions after the moves are
+    one per cell and kind (``B * directions + k * B + cell``); any actions after those are
+    not tied to a cell. Plain data (:meth:`as_dict`, :meth:`from_dict`): checkpoints record it.
+    """
+
+    __slots__ = ("directions", "height_planes", "cell_actions", "targets")
+
+    def __init__(self, directions: int, height_planes: Sequence[int], cell_actions: int, targets):
+        self.directions = int(directions)
+        self.height_planes = tuple(int(plane) for plane in height_planes)
+        self.cell_actions = int(cell_actions)
+        self.targets = np.array(targets, dtype=np.int64)
+        self.targets.flags.writeable = False
+
+    def as_dict(self) -> dict:
+        return {"directions": self.directions, "height_planes": list(self.height_planes),
+                "cell_actions": self.cell_actions, "targets": self.targets.tolist()}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> StackMoves:
+        """``ValueError`` if ``data`` is not a mapping of the four fields :meth:`as_dict` writes."""
+        fields = {"directions", "height_planes", "cell_actions", "targets"}
+        if isinstance(data, StackMoves):
+            return data
+        if not isinstance(data, dict) or set(data) != fields:
+            raise ValueError(f"stack_moves must be a mapping with keys {sorted(fields)}, got {reprlib.repr(data)}")
+        try:
+            return cls(**data)
+        except (TypeError, ValueError, OverflowError) as error:
+            raise ValueError(f"stack_moves holds values of the wrong kind: {error}") from None
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, StackMoves) and self.as_dict() == other.as_dict())
+
+    def __repr__(self) -> str:
+        return (f"StackMoves(directions={self.directions}, height_planes={self.height_planes}, "
+                f"cell_actions={self.cell_actions}, targets shape {self.targets.shape})")
+
+
 class Game(ABC):
     """One configuration of a game. Subclasses validate their options in ``__init__``.
 
@@ -127,7 +173,8 @@ class Game(ABC):
     Instance attributes subclasses set: ``num_players``, ``num_actions``,
     ``observation_shape``, ``max_turns``; optionally ``observation_low/high``: the bounds
     of every observation value, a number or an array of ``observation_shape``;
-    ``action_cells`` where every action moves something from one board cell to another.
+    ``action_cells`` where every action moves something from one board cell to another;
+    ``stack_moves`` where actions move a stack as far as it is high (:class:`StackMoves`).
     """
 
     name: str = "game"
@@ -142,6 +189,10 @@ class Game(ABC):
     #: each cell's flat index in the observation's (rows, cols) grid, so that a network can
     #: score a move from its two cells (``policy_head: pairs``). None elsewhere.
     action_cells: tuple[int, ...] | None = None
+    #: For games whose actions move the stack on a cell along a line by as many cells as it
+    #: is high (Sky Scrapers): where each move lands, so that a network can score a move from
+    #: its two cells (``policy_head: moves``). None elsewhere.
+    stack_moves: StackMoves | None = None
 
     @abstractmethod
     def new_initial_state(self, rng: np.random.Generator) -> GameState:

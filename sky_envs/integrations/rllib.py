@@ -37,7 +37,7 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 import sky_envs
 from sky_envs.agents.checkpoint import policy_metadata, save_checkpoint
-from sky_envs.agents.network import DEFAULTS, build_policy, normalize_spec
+from sky_envs.agents.network import DEFAULTS, build_policy, game_layout, normalize_spec
 
 OBSERVATIONS, ACTION_MASK = "observations", "action_mask"
 ENV_CONFIG_KEYS = ("env_id", "options", "flatten")
@@ -108,7 +108,8 @@ class ProjectNetworkModule(TorchRLModule, ValueFunctionAPI):
     """A masked PPO RLModule whose network is a project ``MaskableActorCriticPolicy``.
 
     ``model_config={"network": spec}`` (default: the ``mlp`` spec's defaults; a spec with a
-    pairs policy head also needs ``"action_cells": game.action_cells``). The module's
+    pairs policy head also needs ``"action_cells": game.action_cells``, a moves head
+    ``"stack_moves": game.stack_moves``). The module's
     ``policy`` attribute is that SB3 policy: its logits before masking are exactly what a
     checkpoint exported by :func:`export_checkpoint` gives the project's agents.
     """
@@ -121,7 +122,7 @@ class ProjectNetworkModule(TorchRLModule, ValueFunctionAPI):
         config = self.model_config or {}
         self.network_spec = normalize_spec(config.get("network", {"kind": "mlp", **DEFAULTS["mlp"]}))
         self.policy = build_policy(self.network_spec, space[OBSERVATIONS].shape, self.action_space.n,
-                                   action_cells=config.get("action_cells"))
+                                   action_cells=config.get("action_cells"), stack_moves=config.get("stack_moves"))
 
     def _latents(self, observations: torch.Tensor):
         return self.policy.mlp_extractor(self.policy.extract_features(observations))
@@ -148,7 +149,6 @@ def export_checkpoint(module: ProjectNetworkModule, path: str | os.PathLike, env
     :func:`~sky_envs.agents.checkpoint.save_checkpoint`. ``training`` goes into the metadata."""
     options = dict(options or {})
     game = sky_envs.make_game(env_id, **options)
-    policy = build_policy(module.network_spec, game.observation_shape, game.num_actions,
-                          action_cells=game.action_cells)
+    policy = build_policy(module.network_spec, game.observation_shape, game.num_actions, **game_layout(game))
     policy.load_state_dict(module.policy.state_dict())
     return save_checkpoint(path, policy, policy_metadata(game, options, module.network_spec, **training))

@@ -261,6 +261,39 @@ def test_a_best_move_target_teaches_the_most_visited_moves_in_equal_shares(tmp_p
         tiny_config(**{"alphazero.policy_target": "argmax"})
 
 
+@pytest.mark.parametrize("value_target", ["search", "mean"])
+def test_a_search_value_target_teaches_the_root_value(tmp_path, monkeypatch, value_target):
+    """``alphazero.value_target: search``: each sample's value target is its search's root
+    value for the deciding seat; ``mean``: the mean of that and the game's outcome."""
+    run = ExpertIterationRun(tiny_config(**{"alphazero.value_target": value_target}), tmp_path, progress=False,
+                             log=quiet)
+    roots, run_search = {}, PUCTSearch.run
+
+    def recording(search, states):
+        results = run_search(search, states)
+        for state, (_, _, root_value) in zip(states, results):
+            roots[state.observation(state.current_player).tobytes()] = root_value
+        return results
+
+    monkeypatch.setattr(PUCTSearch, "run", recording)
+    chunk = run.play_games()
+    searched = np.array([roots[observation.tobytes()] for observation in chunk["observations"]])
+    assert len(searched) > 0 and np.abs(searched).max() > 0
+    if value_target == "search":
+        assert np.allclose(chunk["values"], searched, atol=1e-6)
+    else:  # outcome = 2 * target - root value: a win, a draw or a loss
+        outcomes = 2 * chunk["values"] - searched
+        assert np.allclose(outcomes, np.round(outcomes), atol=1e-5) and set(np.round(outcomes)) <= {-1, 0, 1}
+        assert not np.allclose(chunk["values"], searched)
+
+
+def test_bad_value_targets_are_refused():
+    with pytest.raises(ValueError, match="alphazero.value_target must be 'outcome', 'search' or 'mean'"):
+        tiny_config(**{"alphazero.value_target": "returns"})
+    with pytest.raises(ValueError, match="an alpha-beta expert gives only its best moves"):
+        tiny_config(**{"alphazero.value_target": "search", "alphazero.expert": "alphabeta@2"})
+
+
 def test_bad_experts_are_refused():
     for bad in ("mcts@100", "alphabeta@0", "alphabeta@x", 3, "teacher.pt", "teacher.pt@0", "teacher@5"):
         with pytest.raises(ValueError, match="alphazero.expert must be null"):

@@ -30,7 +30,10 @@ One iteration:
 2. Every decision of the search becomes a sample: the deciding seat's observation, the visit
    distribution over the legal actions (the policy target; with ``alphazero.policy_target:
    best`` the most visited moves in equal shares) and the game's final reward for that seat
-   (the value target).
+   (the value target; with ``alphazero.value_target: search`` the search's root value for
+   that seat instead, ``mean`` the mean of both: one game's result says little about each
+   of its fifty positions where the outcome is barely predictable, a search's estimate
+   says something about every one).
 3. The network trains on minibatches from the last ``buffer_size`` samples:
    cross-entropy to the visit distribution plus the squared value error, ``replay_ratio``
    samples per new one.
@@ -177,13 +180,17 @@ class ExpertIterationRun:
             return None if opponent_of[g] is None or seat == searched_seat[g] else opponent_of[g]
 
         records: list[list[tuple]] = [[] for _ in games]
+        weight = {"outcome": 0.0, "search": 1.0, "mean": 0.5}[s["value_target"]]
+
+        def value_target(outcome: float, root_value: float | None) -> float:
+            return outcome if root_value is None or weight == 0 else (1 - weight) * outcome + weight * root_value
         samples = []
         self.opponent_results: dict[str, list[float]] = {}
 
         def finish(g: int) -> None:
             state = games[g]
             returns = state.returns() if state.is_terminal() else np.zeros(state.num_players)
-            samples.extend((obs, a, p, returns[seat]) for obs, seat, a, p in records[g])
+            samples.extend((obs, a, p, value_target(returns[seat], root)) for obs, seat, a, p, root in records[g])
             if opponent_of[g] is not None:  # the learner's score: 1 win, 0.5 draw, 0 loss
                 self.opponent_results.setdefault(opponent_of[g].name, []).append(
                     (1.0 + float(np.sign(returns[searched_seat[g]]))) / 2)
@@ -203,7 +210,7 @@ class ExpertIterationRun:
                 mine = [g for g in active if self.rng.random() >= s["expert_moves"]]
                 own = dict(zip(mine, self.network_moves([games[g] for g in mine])))
             still = []
-            for g, (actions, visits, _) in zip(active, results):
+            for g, (actions, visits, root_value) in zip(active, results):
                 state = games[g]
                 player = state.current_player
                 shares = visits / visits.sum()
@@ -212,7 +219,7 @@ class ExpertIterationRun:
                     target = best / best.sum()
                 else:
                     target = shares
-                records[g].append((state.observation(player), player, actions, target.astype(np.float32)))
+                records[g].append((state.observation(player), player, actions, target.astype(np.float32), root_value))
                 if g in own:
                     action = own[g]
                 elif len(records[g]) <= s["temperature_moves"]:

@@ -48,6 +48,7 @@ DEFAULTS: dict[str, Any] = {
         "weight_decay": 1.0e-4,
         "replay_ratio": 4.0,        # samples trained on per new decision recorded
         "policy_target": "visits",  # "visits": the visit distribution; "best": the most visited moves, equal shares
+        "value_target": "outcome",  # "outcome": the game's result; "search": the search's root value; "mean": their mean
         "rollout_weight": 0.0,      # λ: leaf values are (1-λ)·network value + λ·one playout's result
         "rollout_policy": "random", # how playouts move: random, or greedy (games with move values)
         "solver": False,            # back up proven wins and losses exactly (perfect-information games)
@@ -150,6 +151,12 @@ def validate(config: dict) -> None:
         raise ValueError(f"train.init_from must be the path of a checkpoint file (or null), got {init_from!r}")
     if config["alphazero"]["policy_target"] not in ("visits", "best"):
         raise ValueError(f"alphazero.policy_target must be 'visits' or 'best', got {config['alphazero']['policy_target']!r}")
+    value_target = config["alphazero"]["value_target"]
+    if value_target not in ("outcome", "search", "mean"):
+        raise ValueError(f"alphazero.value_target must be 'outcome', 'search' or 'mean', got {value_target!r}")
+    if value_target != "outcome" and base == "alphabeta":
+        raise ValueError("alphazero.value_target 'search' and 'mean' need a searcher with a root value: an "
+                         "alpha-beta expert gives only its best moves, so use value_target 'outcome'")
     for key in ("c_puct", "rollout_weight", "rollout_policy", "solver"):
         error = search_setting_error(key, config["alphazero"][key])
         if error:

@@ -25,8 +25,8 @@ finished game's result is also a proof: a position is proven when one of its mov
 its chooser, or when every move is proven and the chooser takes the best. A descent that
 reaches a proven position backs up its exact result and goes no deeper, a proven move's
 exact value replaces its average, and a search whose root is proven ends early and puts
-its count on the moves that achieve the proven result. On Sky Scrapers' shipped network
-(searching with c_puct 0.8 then) that ends a quarter of the search time (endgame roots are solved in a few simulations:
+its count on the moves that achieve the proven result. On the Sky Scrapers MLP network then
+shipped (searching with c_puct 0.8) that ends a quarter of the search time (endgame roots are solved in a few simulations:
 200 simulations 68 → 51 ms a move) and changes the result of 7 of 200 games against
 MCTS-400 (0.73 → 0.735): the moves it corrects are rare.
 

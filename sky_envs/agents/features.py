@@ -15,6 +15,8 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, FlattenExtractor
 from torch import nn
 
+from sky_envs.core.state import StackMoves
+
 
 def log_scale(x: torch.Tensor) -> torch.Tensor:
     """``sign(x) * log1p(|x|)``: raw counts of every range near the unit range."""
@@ -199,8 +201,6 @@ class StackMovesPolicy(MaskableActorCriticPolicy):
     and :class:`StackMovesHead` (``net_arch["vf"]`` is the value head's hidden layers)."""
 
     def __init__(self, *args, stack_moves=None, head_channels: int = 8, **kwargs):
-        from sky_envs.core.state import StackMoves
-
         self.stack_moves = StackMoves.from_dict(stack_moves)
         self.head_channels = int(head_channels)
         super().__init__(*args, **kwargs)

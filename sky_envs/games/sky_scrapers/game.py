@@ -7,7 +7,7 @@ import numpy as np
 from sky_envs.core.boards import LINE_DIRECTIONS, is_connected, parse_mask, random_connected_cells
 from sky_envs.core.options import MAX_SIDE, MAX_TURNS, choice_option, integer_option, reject_unknown_options
 from sky_envs.core.state import Game, StackMoves
-from sky_envs.games.sky_scrapers.board import Board, board_for
+from sky_envs.games.sky_scrapers.board import board_for
 from sky_envs.games.sky_scrapers.state import CHOOSE, MOVE, PLACE, SkyScrapersState
 
 BOARDS = ("standard", "square", "random")
@@ -63,7 +63,7 @@ class SkyScrapersGame(Game):
         self.observation_shape = (self.rows, self.cols, players + 4)
         self.observation_high = float(B)
         # planes 1..P hold the seats' stack heights; one placing action per cell follows the moves
-        full_box = Board(np.ones((self.rows, self.cols), dtype=bool), lines)
+        full_box = board_for(np.ones((self.rows, self.cols), dtype=bool), lines)
         self.stack_moves = StackMoves(8, range(1, players + 1), 1, full_box.reach)
         self.max_turns = 2 * B + 2 if max_turns is None else integer_option("max_turns", max_turns, 1, MAX_TURNS)
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from sky_envs.agents import save_checkpoint
 from sky_envs.agents.checkpoint import policy_metadata
-from sky_envs.agents.network import check_action_cells, check_stack_moves, policy_class, policy_kwargs
+from sky_envs.agents.network import game_layout, policy_class, policy_kwargs
 from sky_envs.core.registry import canonical_id, make_game
 from training.collector import make_collector
 from training.evaluate import evaluate_policy
@@ -93,8 +93,7 @@ class SelfPlayRun:
     # the network: these two methods are the only places that read config["policy"]
     def _policy_kwargs(self) -> dict:
         game, spec = self.game, self.config["policy"]
-        return policy_kwargs(spec, check_action_cells(spec, game.observation_shape, game.num_actions, game.action_cells),
-                             check_stack_moves(spec, game.observation_shape, game.num_actions, game.stack_moves))
+        return policy_kwargs(spec, game.observation_shape, game.num_actions, **game_layout(game))
 
     def metadata(self) -> dict:
         return policy_metadata(self.game, self.options, self.config["policy"], algorithm="MaskablePPO self-play",

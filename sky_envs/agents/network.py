@@ -220,15 +220,17 @@ def policy_class(spec: dict) -> type:
     return MaskableActorCriticPolicy
 
 
-def policy_kwargs(spec: dict, action_cells=None, stack_moves=None) -> dict:
-    """Keyword arguments of :func:`policy_class` for a network spec (``action_cells``, from
-    :func:`check_action_cells`, for a pairs policy head; ``stack_moves``, from
-    :func:`check_stack_moves`, for a moves head)."""
+def policy_kwargs(spec: dict, observation_shape, num_actions: int, action_cells=None, stack_moves=None) -> dict:
+    """Keyword arguments of :func:`policy_class` for a network spec and a game's shapes; the
+    game's layouts (:func:`game_layout`) are checked here, which a pairs head
+    (``action_cells``) and a moves head (``stack_moves``) need: ``ValueError`` if they do not fit."""
     import torch
 
     from sky_envs.agents.features import BoardResNet, Log1pFlatten, StackMovesTrunk
 
     spec = normalize_spec(spec)
+    action_cells = check_action_cells(spec, observation_shape, num_actions, action_cells)
+    stack_moves = check_stack_moves(spec, observation_shape, num_actions, stack_moves)
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[spec["activation"]]
     if spec["kind"] == "mlp":
         return {"net_arch": list(spec["hidden"]), "activation_fn": activation, "features_extractor_class": Log1pFlatten}
@@ -257,8 +259,6 @@ def build_policy(spec: dict, observation_shape, num_actions: int, learning_rate:
     from gymnasium import spaces
 
     check_size(spec, observation_shape, num_actions)
-    cells = check_action_cells(spec, observation_shape, num_actions, action_cells)
-    moves = check_stack_moves(spec, observation_shape, num_actions, stack_moves)
+    kwargs = policy_kwargs(spec, observation_shape, num_actions, action_cells, stack_moves)
     observation_space = spaces.Box(-np.inf, np.inf, shape=tuple(observation_shape), dtype=np.float32)
-    return policy_class(spec)(observation_space, spaces.Discrete(num_actions), lambda _: learning_rate,
-                              **policy_kwargs(spec, cells, moves))
+    return policy_class(spec)(observation_space, spaces.Discrete(num_actions), lambda _: learning_rate, **kwargs)

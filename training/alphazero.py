@@ -36,7 +36,9 @@ One iteration:
    says something about every one).
 3. The network trains on minibatches from the last ``buffer_size`` samples:
    cross-entropy to the visit distribution plus the squared value error, ``replay_ratio``
-   samples per new one.
+   samples per new one. With ``alphazero.symmetries: true`` each sample is shown in a
+   random one of the board's symmetries (``Game.symmetries``: a mirrored or rotated
+   position, its mirrored targets, the same value), for games whose rules have them.
 
 ``train.timesteps`` counts recorded decisions. A run folder holds what resuming needs
 (``trainer_state.pt``: network and optimiser tensors, written weights-only; ``replay/``:
@@ -143,6 +145,9 @@ class ExpertIterationRun:
         torch.set_num_threads(int(config["train"]["torch_threads"]))
         torch.manual_seed(self.seed)
         self.rng = np.random.default_rng(self.seed)
+        if self.settings["symmetries"] and self.game.symmetries is None:
+            raise ValueError(f"alphazero.symmetries: {self.env_id} with these options has no board symmetries "
+                             "(Game.symmetries) to train in: set it to false")
         self.policy = build_policy(config["policy"], self.game.observation_shape, self.game.num_actions,
                                    **game_layout(self.game))
         weights, self.init_from = initial_weights(config, run_dir)  # fine-tuning (train.init_from)
@@ -278,6 +283,10 @@ class ExpertIterationRun:
         policy_losses, value_losses = [], []
         for _ in range(updates):
             observations, masks, targets, values = self.buffer.sample(s["batch_size"], self.rng)
+            if s["symmetries"]:  # a mirrored position's best moves are the mirrored moves, its value the same
+                symmetries = self.game.symmetries
+                which = self.rng.integers(len(symmetries), size=len(values))
+                observations, masks, targets = symmetries.transform(which, observations, masks, targets)
             obs = torch.as_tensor(observations)
             latent_pi, latent_vf = self.policy.mlp_extractor(self.policy.extract_features(obs))
             logits = self.policy.action_net(latent_pi).masked_fill(~torch.as_tensor(masks), -1e9)

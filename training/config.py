@@ -55,6 +55,7 @@ DEFAULTS: dict[str, Any] = {
         "opponents": {},            # share of the games a baseline plays all seats but the learner's, e.g. {greedy: 0.25}
         "expert": None,             # None: PUCT search decides and teaches; "alphabeta@D" or "policy.pt@N": that searcher does instead
         "expert_moves": 1.0,        # with an expert: share of the learner's decisions it plays (the network the rest)
+        "symmetries": False,        # train on each sample in a random symmetry of the board (games that have them)
     },
     "pool": {
         "latest": 0.5,              # chance an episode is played against the current policy
@@ -146,6 +147,8 @@ def validate(config: dict) -> None:
     expert_moves = config["alphazero"]["expert_moves"]
     if isinstance(expert_moves, bool) or not isinstance(expert_moves, (int, float)) or not 0 <= expert_moves <= 1:
         raise ValueError(f"alphazero.expert_moves must be a share from 0 to 1, got {expert_moves!r}")
+    if not isinstance(config["alphazero"]["symmetries"], bool):
+        raise ValueError(f"alphazero.symmetries must be true or false, got {config['alphazero']['symmetries']!r}")
     init_from = train["init_from"]
     if init_from is not None and (not isinstance(init_from, str) or not init_from):
         raise ValueError(f"train.init_from must be the path of a checkpoint file (or null), got {init_from!r}")

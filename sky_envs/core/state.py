@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from sky_envs.core.symmetry import BoardSymmetries
+
 
 class IllegalActionError(ValueError):
     """An action that is out of range or not legal in the current position."""
@@ -174,7 +176,8 @@ class Game(ABC):
     ``observation_shape``, ``max_turns``; optionally ``observation_low/high``: the bounds
     of every observation value, a number or an array of ``observation_shape``;
     ``action_cells`` where every action moves something from one board cell to another;
-    ``stack_moves`` where actions move a stack as far as it is high (:class:`StackMoves`).
+    ``stack_moves`` where actions move a stack as far as it is high (:class:`StackMoves`);
+    ``symmetries`` where the board's reflections and rotations keep the rules.
     """
 
     name: str = "game"
@@ -193,6 +196,10 @@ class Game(ABC):
     #: is high (Sky Scrapers): where each move lands, so that a network can score a move from
     #: its two cells (``policy_head: moves``). None elsewhere.
     stack_moves: StackMoves | None = None
+    #: For games whose observation is board planes only: the reflections and rotations of
+    #: the board under which the rules are unchanged (:class:`BoardSymmetries`), which
+    #: training may show its samples in. None elsewhere.
+    symmetries: BoardSymmetries | None = None
 
     @abstractmethod
     def new_initial_state(self, rng: np.random.Generator) -> GameState:

@@ -7,6 +7,7 @@ import numpy as np
 from sky_envs.core.boards import LINE_DIRECTIONS, is_connected, parse_mask, random_connected_cells
 from sky_envs.core.options import MAX_SIDE, MAX_TURNS, choice_option, integer_option, reject_unknown_options
 from sky_envs.core.state import Game, StackMoves
+from sky_envs.core.symmetry import BoardSymmetries, box_symmetries
 from sky_envs.games.sky_scrapers.board import board_for
 from sky_envs.games.sky_scrapers.state import CHOOSE, MOVE, PLACE, SkyScrapersState
 
@@ -65,7 +66,17 @@ class SkyScrapersGame(Game):
         # planes 1..P hold the seats' stack heights; one placing action per cell follows the moves
         full_box = board_for(np.ones((self.rows, self.cols), dtype=bool), lines)
         self.stack_moves = StackMoves(8, range(1, players + 1), 1, full_box.reach)
+        self.symmetries = self._symmetries(lines)
         self.max_turns = 2 * B + 2 if max_turns is None else integer_option("max_turns", max_turns, 1, MAX_TURNS)
+
+    def _symmetries(self, lines: str) -> BoardSymmetries:
+        """The box's symmetries that keep ``lines``: a move's cell and direction, a placing
+        action's cell, and the colour choices unchanged (every observation plane is per cell)."""
+        cells, directions = box_symmetries(self.rows, self.cols, lines)
+        B, count = self.rows * self.cols, len(cells)
+        moves = (cells[:, :, None] * 8 + directions[:, None, :]).reshape(count, 8 * B)
+        colours = np.tile([9 * B, 9 * B + 1], (count, 1))
+        return BoardSymmetries(cells, np.concatenate([moves, 8 * B + cells, colours], axis=1))
 
     # ------------------------------------------------------------- validation
     def _fixed_cells(self, board, rows, cols, cells) -> np.ndarray | None:

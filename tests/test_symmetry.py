@@ -148,3 +148,97 @@ def test_expert_iteration_learns_the_mirror_images_of_what_it_is_taught(tmp_path
         assert mirrored_right.all()
     else:
         assert not mirrored_right.all()
+
+
+def symmetric_checkpoint(tmp_path, options, spec=None):
+    """A random network for ``options``, shipped with ``--average-symmetries``."""
+    import sky_envs
+    from sky_envs.agents import save_checkpoint
+    from sky_envs.agents.checkpoint import policy_metadata
+    from sky_envs.agents.network import build_policy, game_layout
+    from training import ship
+
+    spec = spec or {"kind": "resnet", "channels": 8, "blocks": 1, "head_channels": 2, "head_hidden": [8],
+                    "policy_head": "moves"}
+    game = sky_envs.make_game("sky_scrapers_v0", **options)
+    policy = build_policy(spec, game.observation_shape, game.num_actions, **game_layout(game))
+    source = save_checkpoint(tmp_path / "final.pt", policy, policy_metadata(game, options, spec, algorithm="test"))
+    target = tmp_path / "policy.pt"
+    assert ship.main([str(source), str(target), "--average-symmetries", "--positions", "20"]) == 0
+    return source, target
+
+
+def test_a_network_averaged_over_the_symmetries_plays_mirrored_positions_as_mirror_images(tmp_path):
+    from sky_envs.agents import make_agent
+    from training.actors import actor_for
+
+    options = {"board": "random", "rows": 5, "cols": 5, "positioning": "random"}
+    source, target = symmetric_checkpoint(tmp_path, options)
+    game = make_game("sky_scrapers_v0", **options)
+    symmetries = game.symmetries
+    averaged = make_agent(str(target), env_id="sky_scrapers_v0", env_options=options)
+    plain = make_agent(str(source), env_id="sky_scrapers_v0", env_options=options)
+    assert averaged.evaluator.symmetries is not None and plain.evaluator.symmetries is None
+    searching = make_agent(f"{target}@8", env_id="sky_scrapers_v0", env_options=options)
+    assert searching.search.evaluate.symmetries is not None
+    assert actor_for(averaged).evaluator.symmetries is not None  # batched evaluations average too
+    asymmetric = 0
+    for position in random_positions(game, 6, seed=5):
+        original = game.state_from_text(position.to_text())
+        seat = original.current_player
+        p, v = averaged.evaluator(original.observation(seat)[None], original.legal_mask()[None])
+        q, _ = plain.evaluator(original.observation(seat)[None], original.legal_mask()[None])
+        for s in range(1, len(symmetries)):
+            mirrored = game.state_from_text(mirrored_text(original.to_text(), symmetries.cells[s], game.rows, game.cols))
+            pm, vm = averaged.evaluator(mirrored.observation(seat)[None], mirrored.legal_mask()[None])
+            np.testing.assert_allclose(pm[0, symmetries.actions[s]], p[0], atol=1e-5)
+            np.testing.assert_allclose(vm, v, atol=1e-5)
+            qm, _ = plain.evaluator(mirrored.observation(seat)[None], mirrored.legal_mask()[None])
+            asymmetric += not np.allclose(qm[0, symmetries.actions[s]], q[0], atol=1e-5)
+    assert asymmetric  # the plain network is not symmetric by itself: the averaging made it so
+    # the averaged evaluator is the mean of the log-probabilities over the views
+    position = random_positions(game, 1, seed=6)[0]
+    obs, mask = position.observation(position.current_player), position.legal_mask()
+    which = np.arange(len(symmetries))
+    views, view_masks = symmetries.transform(which, np.repeat(obs[None], len(which), 0),
+                                             np.repeat(mask[None].astype(bool), len(which), 0))
+    q, _ = plain.evaluator(views, view_masks)
+    with np.errstate(divide="ignore"):
+        expected = np.log(np.take_along_axis(q, symmetries.actions[which], axis=1)).mean(axis=0)
+    logits, _ = averaged.evaluator.logits_and_values(obs[None], mask[None])
+    np.testing.assert_allclose(logits[0].numpy()[mask], expected[mask], atol=1e-4)
+
+
+def test_averaging_is_refused_where_the_board_has_no_symmetries(tmp_path):
+    import sky_envs
+    from sky_envs.agents import save_checkpoint
+    from sky_envs.agents.checkpoint import CheckpointError, checkpoint_symmetries, policy_metadata, read_checkpoint
+    from sky_envs.agents.network import build_policy
+    from training import ship
+
+    game = sky_envs.make_game("highrise_heist_v0")
+    spec = {"kind": "mlp", "hidden": [8]}
+    policy = build_policy(spec, game.observation_shape, game.num_actions)
+    source = save_checkpoint(tmp_path / "hh.pt", policy, policy_metadata(game, {}, spec, algorithm="test"))
+    with pytest.raises(ValueError, match="no board symmetries"):
+        ship.ship(source, tmp_path / "out.pt", average_symmetries=True)
+    metadata, _ = read_checkpoint(source)
+    with pytest.raises(CheckpointError, match="has none"):
+        checkpoint_symmetries({**metadata, "average_symmetries": True})
+    assert checkpoint_symmetries({**metadata, "average_symmetries": False}) is None
+
+
+def test_a_damaged_average_symmetries_field_is_refused(tmp_path):
+    import torch
+
+    from sky_envs.agents import load_checkpoint
+    from sky_envs.agents.checkpoint import CheckpointError
+
+    _, target = symmetric_checkpoint(tmp_path, {"board": "square", "rows": 4, "cols": 4},
+                                     spec={"kind": "mlp", "hidden": [8]})
+    data = torch.load(target, weights_only=True)
+    assert data["metadata"]["average_symmetries"] is True
+    data["metadata"]["average_symmetries"] = "yes"
+    torch.save(data, tmp_path / "bad.pt")
+    with pytest.raises(CheckpointError, match="average_symmetries"):
+        load_checkpoint(tmp_path / "bad.pt")

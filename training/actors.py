@@ -64,11 +64,12 @@ def observe_batch(states: Sequence[GameState]) -> tuple[np.ndarray, np.ndarray]:
 class PolicyActor(Actor):
     """A ``MaskableActorCriticPolicy``: one forward for the whole batch."""
 
-    def __init__(self, policy, name: str = "policy", deterministic: bool = False, seed: int | None = None):
+    def __init__(self, policy, name: str = "policy", deterministic: bool = False, seed: int | None = None,
+                 symmetries=None):
         from sky_envs.agents.policy import NetworkEvaluator
 
         self.policy = policy
-        self.evaluator = NetworkEvaluator(policy)
+        self.evaluator = NetworkEvaluator(policy, symmetries)
         self.name = name
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
@@ -125,7 +126,7 @@ def actor_for(agent: Agent | Actor, seed: int | None = None) -> Actor:
     if isinstance(agent, RandomAgent):
         return RandomActor(seed)
     if isinstance(agent, PolicyAgent):
-        return PolicyActor(agent.policy, agent.name, agent.deterministic, seed)
+        return PolicyActor(agent.policy, agent.name, agent.deterministic, seed, agent.evaluator.symmetries)
     return AgentActor(agent)
 
 

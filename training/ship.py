@@ -5,7 +5,9 @@
 The metadata (env, network, how it was trained) is kept as it is; ``--rollout-weight``,
 ``--rollout-policy``, ``--c-puct``, ``--leaves-per-call`` and ``--solver`` add the search settings this
 network plays best with (measured by evaluation: see
-:class:`~sky_envs.agents.search.PUCTSearch`), the defaults of ``make_agent("policy.pt@N")``.
+:class:`~sky_envs.agents.search.PUCTSearch`), the defaults of ``make_agent("policy.pt@N")``;
+``--average-symmetries`` that it plays averaged over the board's symmetries, raw and in search
+(:func:`~sky_envs.agents.checkpoint.checkpoint_symmetries`).
 Storing float16 rounds every weight, so the command compares the copy with the original on
 positions from random games of the checkpoint's env and prints how often both pick the same
 action and the largest value difference: a copy that plays differently is worth
@@ -51,15 +53,24 @@ def compare(original, copy, observations: np.ndarray, masks: np.ndarray) -> tupl
 
 
 def ship(source: str | Path, target: str | Path, weights_dtype: str = "float32",
-         positions: int = 2000, seed: int = 0, search: dict | None = None) -> dict:
+         positions: int = 2000, seed: int = 0, search: dict | None = None,
+         average_symmetries: bool | None = None) -> dict:
     """Copy ``source`` to ``target``; ``search`` settings (``c_puct``, ``rollout_weight``,
-    ``rollout_policy``, ``leaves_per_call``, ``solver``) are recorded over any it had."""
+    ``rollout_policy``, ``leaves_per_call``, ``solver``) are recorded over any it had, and
+    ``average_symmetries`` (when not None) whether the network plays averaged over the
+    board's symmetries (:func:`~sky_envs.agents.checkpoint.checkpoint_symmetries`)."""
     policy, metadata = load_checkpoint(source)
+    game = make_game(metadata["env_id"], **metadata["env_options"])
     kind = (search or {}).get("rollout_policy")
-    if kind is not None and (error := playout_error(kind, make_game(metadata["env_id"], **metadata["env_options"]))):
+    if kind is not None and (error := playout_error(kind, game)):
         raise ValueError(error)
+    if average_symmetries and game.symmetries is None:
+        raise ValueError(f"{metadata['env_id']} with options {metadata['env_options']} has no board symmetries "
+                         "(Game.symmetries) to average the network over")
     if search:
         metadata = {**metadata, "search": {**metadata.get("search", {}), **search}}
+    if average_symmetries is not None:
+        metadata = {**metadata, "average_symmetries": bool(average_symmetries)}
     path = save_checkpoint(target, policy, metadata, weights_dtype=weights_dtype)  # the digest is made anew
     copy, _ = load_checkpoint(path)
     observations, masks = sample_positions(metadata["env_id"], metadata["env_options"], positions, seed)
@@ -82,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="record this search setting: leaves evaluated per network call (virtual loss)")
     parser.add_argument("--solver", action=argparse.BooleanOptionalAction,
                         help="record this search setting: back up proven wins and losses (perfect information)")
+    parser.add_argument("--average-symmetries", action=argparse.BooleanOptionalAction,
+                        help="record that the network plays averaged over the board's symmetries (raw and in search)")
     args = parser.parse_args(argv)
     if args.positions < 1:
         parser.error("--positions must be at least 1")
@@ -90,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
                                                 ("rollout_policy", args.rollout_policy),
                                                 ("leaves_per_call", args.leaves_per_call),
                                                 ("solver", args.solver)) if value is not None}
-        result = ship(args.source, args.target, args.weights_dtype, args.positions, search=search)
+        result = ship(args.source, args.target, args.weights_dtype, args.positions, search=search,
+                      average_symmetries=args.average_symmetries)
     except (CheckpointError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -14,7 +14,7 @@ from sky_envs.agents.alphabeta import AlphaBetaAgent
 from sky_envs.agents.base import Agent, random_legal
 from sky_envs.agents.baselines import GreedyAgent, RandomAgent
 from sky_envs.agents.mcts import MCTSAgent
-from sky_envs.agents.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from sky_envs.agents.checkpoint import CheckpointError, checkpoint_symmetries, load_checkpoint, save_checkpoint
 from sky_envs.agents.policy import PolicyAgent
 from sky_envs.agents.search import SearchAgent
 
@@ -72,7 +72,8 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
             return PolicyAgent.load(base, env_id=env_id, env_options=env_options, seed=seed, **kwargs)
         policy, metadata = load_checkpoint(base, env_id, env_options)
         settings = {**metadata.get("search", {}), **kwargs}  # the checkpoint's recorded settings, overridable
-        agent = SearchAgent(policy, metadata, simulations=search, seed=seed, **settings)
+        agent = SearchAgent(policy, metadata, simulations=search, seed=seed,
+                            symmetries=checkpoint_symmetries(metadata, env_id, env_options), **settings)
         agent.name = f"{Path(base).stem}@{search}"
         return agent
     raise ValueError(f"unknown agent {text!r}: expected one of {sorted(BASELINES)} (mcts@N, alphabeta@N for a budget), "

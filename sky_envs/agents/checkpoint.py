@@ -22,7 +22,9 @@ spec (with a pairs policy head, the game's ``action_cells`` too; with a moves he
 trained (``training``: algorithm, steps, seed, command, wall-clock seconds); evaluation
 results may sit in ``rating``, and ``search`` may hold the settings this network plays best
 with under search (``rollout_weight``, ``rollout_policy``, ``c_puct``, ``leaves_per_call``, ``solver``:
-the defaults of ``make_agent("policy.pt@N")``, measured when it shipped).
+the defaults of ``make_agent("policy.pt@N")``, measured when it shipped), and
+``average_symmetries: true`` that the network plays averaged over the board's symmetries
+(:func:`checkpoint_symmetries`), raw and under search.
 
 Weights are stored as float32, or as float16 to halve the file (``weights_dtype``; the
 shipped checkpoints of the larger networks use it): loading always gives a float32 network.
@@ -49,7 +51,8 @@ FORMAT = "sky_envs.policy/2"
 MAX_FILE_BYTES = 64 * 2**20
 MAX_UNPACKED_BYTES = 256 * 2**20
 REQUIRED = {"env_id": str, "env_options": dict, "observation_shape": list, "num_actions": int, "network": dict}
-OPTIONAL = {"training": dict, "rating": dict, "search": dict, "action_cells": list, "stack_moves": dict}
+OPTIONAL = {"training": dict, "rating": dict, "search": dict, "action_cells": list, "stack_moves": dict,
+            "average_symmetries": bool}
 WEIGHTS_DTYPES = ("float32", "float16")
 
 
@@ -164,7 +167,7 @@ def _check_metadata(metadata: dict, where: str) -> None:
                 raise CheckpointError(f"{where} is damaged: its metadata misses {key!r}")
             continue
         value = metadata[key]
-        if not isinstance(value, kind) or isinstance(value, bool):
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
             raise CheckpointError(f"{where} is damaged: metadata {key!r} must be a {kind.__name__}, got {value!r:.80}")
     shape = metadata["observation_shape"]
     if not (1 <= len(shape) <= 3 and all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 100_000 for n in shape)
@@ -232,6 +235,27 @@ def check_env(where: str, metadata: dict, env_id: str, env_options: dict | None)
     if moves is not None and (game.stack_moves is None or moves != game.stack_moves.as_dict()):
         raise CheckpointError(f"{where} scores stack moves that {env_id} with options {options} does not have "
                               "(its stack_moves differ from the game's: another board box or lines)")
+
+
+def checkpoint_symmetries(metadata: dict, env_id: str | None = None, env_options: dict | None = None):
+    """The board symmetries (:class:`~sky_envs.core.symmetry.BoardSymmetries`) that the
+    network of a checkpoint with ``metadata`` is averaged over when it plays ``env_id`` with
+    ``env_options`` (default: its own env and options), or None where its metadata does not
+    ask for it (``average_symmetries``, recorded by ``training.ship``). Averaging the
+    network's log-probabilities and values over every mirrored and rotated view of the
+    position makes a network whose choices are exactly symmetric. ``CheckpointError`` if
+    that env has no symmetries."""
+    from sky_envs.core.registry import make_game
+
+    if not metadata.get("average_symmetries", False):
+        return None
+    env_id = metadata["env_id"] if env_id is None else env_id
+    options = metadata["env_options"] if env_options is None else env_options
+    symmetries = make_game(env_id, **options).symmetries
+    if symmetries is None:
+        raise CheckpointError(f"the checkpoint's network plays averaged over the board's symmetries, but {env_id} "
+                              f"with options {options} has none (Game.symmetries)")
+    return symmetries
 
 
 def policy_metadata(game, options: dict, network: dict, **training: Any) -> dict:

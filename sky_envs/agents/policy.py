@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from sky_envs.agents.base import Agent
-from sky_envs.agents.checkpoint import load_checkpoint
+from sky_envs.agents.checkpoint import checkpoint_symmetries, load_checkpoint
 from sky_envs.core.state import GameState
 
 
@@ -23,12 +23,33 @@ class NetworkEvaluator:
     distribution over the legal actions (``masks`` true) and its value estimate, for
     the seat each observation belongs to. Calls the network's modules directly: SB3's
     distribution objects cost more than the forward pass of a small network.
+
+    With ``symmetries`` (:class:`~sky_envs.core.symmetry.BoardSymmetries`) the network sees
+    every position in each of the board's symmetric views, in the same batch, and the
+    evaluator gives the mean of its log-probabilities (mapped back to the position's
+    actions) and of its values: a network whose choices are exactly symmetric.
     """
 
-    def __init__(self, policy):
+    def __init__(self, policy, symmetries=None):
         self.policy = policy
+        self.symmetries = symmetries
 
     def logits_and_values(self, observations: np.ndarray, masks: np.ndarray):
+        """Masked logits (``-inf`` where illegal) and values, as torch tensors."""
+        if self.symmetries is None:
+            return self._forward(observations, masks)
+        import torch
+
+        symmetries, n = self.symmetries, len(observations)
+        which = np.tile(np.arange(len(symmetries)), n)
+        views, view_masks = symmetries.transform(which, np.repeat(np.asarray(observations, dtype=np.float32), len(symmetries), 0),
+                                                 np.repeat(np.asarray(masks, dtype=bool), len(symmetries), 0))
+        logits, values = self._forward(views, view_masks)
+        # view k's action actions[s, a] is the position's action a
+        back = torch.log_softmax(logits, dim=1).gather(1, torch.as_tensor(symmetries.actions[which]))
+        return back.reshape(n, len(symmetries), -1).mean(dim=1), values.reshape(n, -1).mean(dim=1)
+
+    def _forward(self, observations: np.ndarray, masks: np.ndarray):
         import torch
 
         with torch.no_grad():
@@ -53,10 +74,11 @@ class PolicyAgent(Agent):
 
     name = "policy"
 
-    def __init__(self, policy, metadata: dict | None = None, deterministic: bool = True, seed: int | None = None):
+    def __init__(self, policy, metadata: dict | None = None, deterministic: bool = True, seed: int | None = None,
+                 symmetries=None):
         super().__init__(seed)
         self.policy = policy
-        self.evaluator = NetworkEvaluator(policy)
+        self.evaluator = NetworkEvaluator(policy, symmetries)
         self.metadata = metadata or {}
         self.deterministic = deterministic
 
@@ -64,7 +86,7 @@ class PolicyAgent(Agent):
     def load(cls, path: str | os.PathLike, env_id: str | None = None, env_options: dict | None = None,
              deterministic: bool = True, seed: int | None = None) -> PolicyAgent:
         policy, metadata = load_checkpoint(path, env_id, env_options)
-        agent = cls(policy, metadata, deterministic, seed)
+        agent = cls(policy, metadata, deterministic, seed, checkpoint_symmetries(metadata, env_id, env_options))
         agent.name = Path(path).stem
         return agent
 

@@ -308,12 +308,12 @@ class SearchAgent(Agent):
 
     def __init__(self, policy, metadata: dict | None = None, simulations: int = 200, c_puct: float = 1.5,
                  leaves_per_call: int = 8, rollout_weight: float = 0.0, rollout_policy: str = "random",
-                 solver: bool = False, seed: int | None = None):
+                 solver: bool = False, seed: int | None = None, symmetries=None):
         from sky_envs.agents.policy import NetworkEvaluator
 
         super().__init__(seed)
         self.metadata = metadata or {}
-        self.search = PUCTSearch(NetworkEvaluator(policy), simulations, c_puct, rng=self.rng,
+        self.search = PUCTSearch(NetworkEvaluator(policy, symmetries), simulations, c_puct, rng=self.rng,
                                  leaves_per_call=leaves_per_call, rollout_weight=rollout_weight,
                                  rollout_policy=rollout_policy, solver=solver)
 

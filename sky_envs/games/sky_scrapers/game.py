@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 from sky_envs.core.boards import LINE_DIRECTIONS, is_connected, parse_mask, random_connected_cells
@@ -66,13 +68,14 @@ class SkyScrapersGame(Game):
         # planes 1..P hold the seats' stack heights; one placing action per cell follows the moves
         full_box = board_for(np.ones((self.rows, self.cols), dtype=bool), lines)
         self.stack_moves = StackMoves(8, range(1, players + 1), 1, full_box.reach)
-        self.symmetries = self._symmetries(lines)
         self.max_turns = 2 * B + 2 if max_turns is None else integer_option("max_turns", max_turns, 1, MAX_TURNS)
 
-    def _symmetries(self, lines: str) -> BoardSymmetries:
-        """The box's symmetries that keep ``lines``: a move's cell and direction, a placing
-        action's cell, and the colour choices unchanged (every observation plane is per cell)."""
-        cells, directions = box_symmetries(self.rows, self.cols, lines)
+    @cached_property
+    def symmetries(self) -> BoardSymmetries:
+        """The box's symmetries that keep the lines: a move's cell and direction, a placing
+        action's cell, and the colour choices unchanged (every observation plane is per cell).
+        Built when first asked for (training, averaged networks), not with every game."""
+        cells, directions = box_symmetries(self.rows, self.cols, self.lines)
         B, count = self.rows * self.cols, len(cells)
         moves = (cells[:, :, None] * 8 + directions[:, None, :]).reshape(count, 8 * B)
         colours = np.tile([9 * B, 9 * B + 1], (count, 1))

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from sky_envs.agents.checkpoint import WEIGHTS_DTYPES, CheckpointError, load_checkpoint, save_checkpoint
+from sky_envs.agents.checkpoint import (WEIGHTS_DTYPES, CheckpointError, checkpoint_symmetries, load_checkpoint,
+                                       save_checkpoint)
 from sky_envs.agents.playouts import PLAYOUTS, playout_error
 from sky_envs.agents.policy import NetworkEvaluator
 from sky_envs.core.registry import make_game
@@ -60,17 +61,14 @@ def ship(source: str | Path, target: str | Path, weights_dtype: str = "float32",
     ``average_symmetries`` (when not None) whether the network plays averaged over the
     board's symmetries (:func:`~sky_envs.agents.checkpoint.checkpoint_symmetries`)."""
     policy, metadata = load_checkpoint(source)
-    game = make_game(metadata["env_id"], **metadata["env_options"])
     kind = (search or {}).get("rollout_policy")
-    if kind is not None and (error := playout_error(kind, game)):
+    if kind is not None and (error := playout_error(kind, make_game(metadata["env_id"], **metadata["env_options"]))):
         raise ValueError(error)
-    if average_symmetries and game.symmetries is None:
-        raise ValueError(f"{metadata['env_id']} with options {metadata['env_options']} has no board symmetries "
-                         "(Game.symmetries) to average the network over")
     if search:
         metadata = {**metadata, "search": {**metadata.get("search", {}), **search}}
     if average_symmetries is not None:
         metadata = {**metadata, "average_symmetries": bool(average_symmetries)}
+        checkpoint_symmetries(metadata)  # the env must have them: CheckpointError before anything is written
     path = save_checkpoint(target, policy, metadata, weights_dtype=weights_dtype)  # the digest is made anew
     copy, _ = load_checkpoint(path)
     observations, masks = sample_positions(metadata["env_id"], metadata["env_options"], positions, seed)

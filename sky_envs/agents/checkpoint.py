@@ -254,7 +254,7 @@ def checkpoint_symmetries(metadata: dict, env_id: str | None = None, env_options
     symmetries = make_game(env_id, **options).symmetries
     if symmetries is None:
         raise CheckpointError(f"the checkpoint's network plays averaged over the board's symmetries, but {env_id} "
-                              f"with options {options} has none (Game.symmetries)")
+                              f"with options {options} has none (no board symmetries: Game.symmetries is None)")
     return symmetries
 
 

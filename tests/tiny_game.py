@@ -57,7 +57,7 @@ class NimState(GameState):
             mask[1] = self.stones >= 2
         return mask
 
-    def _apply(self, action):
+    def apply_unchecked(self, action):
         self.stones -= action + 1
         self.turns += 1
         self.last_mover = self.current_player

@@ -63,11 +63,11 @@ from sky_envs.agents.network import build_policy, game_layout
 from sky_envs.agents.policy import NetworkEvaluator
 from sky_envs.agents.search import PUCTSearch, SearchAgent
 from sky_envs.core.registry import canonical_id, make_game
-from training.evaluate import evaluate_policy
-from training.actors import advance
-from training.run_folder import STATE, atomic_write
-from training.tournament import quick_scores
-from training.warm_start import initial_weights
+from .evaluate import evaluate_policy
+from .actors import advance
+from .run_folder import STATE, atomic_write
+from .tournament import quick_scores
+from .warm_start import initial_weights
 
 
 class ReplayBuffer:
@@ -232,7 +232,7 @@ class ExpertIterationRun:
                 else:
                     best = np.flatnonzero(visits == visits.max())
                     action = int(actions[best[self.rng.integers(best.size)]])
-                state._apply(action)
+                state.apply_unchecked(action)
                 if state.current_player >= 0:
                     still.append(g)
                 else:
@@ -259,7 +259,7 @@ class ExpertIterationRun:
         search plays them all) and the seat the learner searches for, rotating game by game.
         Baselines are seeded from the run's generator, so a resumed iteration replays exactly."""
         from sky_envs.agents import make_agent
-        from training.actors import actor_for
+        from .actors import actor_for
 
         shares = self.settings["opponents"]
         names = sorted(shares)
@@ -377,7 +377,7 @@ class ExpertIterationRun:
         from torch.utils.tensorboard import SummaryWriter
         from tqdm import tqdm
 
-        from training.signals import deferred_interrupts, interrupts_as_keyboard
+        from .signals import deferred_interrupts, interrupts_as_keyboard
 
         if resume:
             self.restore()

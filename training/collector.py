@@ -33,8 +33,8 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from sky_envs.core.registry import make_game
 from sky_envs.core.state import Game, GameState
-from training.actors import Actor, advance
-from training.pool import OpponentPool
+from .actors import Actor, advance
+from .pool import OpponentPool
 
 
 class GamesVecEnv(VecEnv):
@@ -257,7 +257,7 @@ def make_collector(env_id: str, env_options: dict, num_games: int, pool_config: 
     """The self-play VecEnv of a run: ``num_games`` games, in this process or spread over
     ``processes`` worker processes (:mod:`training.workers`)."""
     if processes > 1:
-        from training.workers import ProcessCollector
+        from .workers import ProcessCollector
 
         return ProcessCollector(env_id, env_options, num_games, pool_config, seed, processes)
     return local_collector(env_id, env_options, num_games, pool_config, seed)

@@ -34,10 +34,10 @@ from pathlib import Path
 
 from sky_envs.agents import BASELINES, make_agent
 from sky_envs.core.registry import canonical_id, make_game
-from training.config import load_config
-from training.report import build_report, format_table, write_report
-from training.signals import TrainingInterrupted, interrupts_as_keyboard
-from training.tournament import read_journal, round_robin, write_journal_header
+from .config import load_config
+from .report import build_report, format_table, write_report
+from .signals import TrainingInterrupted, interrupts_as_keyboard
+from .tournament import read_journal, round_robin, write_journal_header
 
 
 def evaluate_policy(env_id: str, options: dict, policy_path: str | Path, evaluation: dict, seed: int,

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from sky_envs.agents import Agent, PolicyAgent, make_agent
-from training.actors import Actor, PolicyActor, actor_for
+from .actors import Actor, PolicyActor, actor_for
 
 LATEST = "latest"
 

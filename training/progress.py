@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from stable_baselines3.common.callbacks import BaseCallback
 
-from training.signals import deferred_interrupts
+from .signals import deferred_interrupts
 
 
 class RolloutCycles(BaseCallback):

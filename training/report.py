@@ -6,8 +6,8 @@ import csv
 import json
 from pathlib import Path
 
-from training.ratings import bradley_terry, wilson_interval
-from training.tournament import PairResult
+from .ratings import bradley_terry, wilson_interval
+from .tournament import PairResult
 
 
 def build_report(env_id: str, options: dict, names: list[str], results: list[PairResult], anchor: str) -> dict:

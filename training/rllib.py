@@ -23,8 +23,8 @@ import sys
 import time
 from pathlib import Path
 
-from training.config import load_config
-from training.selfplay import default_run_dir
+from .config import load_config
+from .selfplay import default_run_dir
 
 SHARED = "shared"
 

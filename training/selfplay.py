@@ -34,14 +34,14 @@ from sky_envs.agents import save_checkpoint
 from sky_envs.agents.checkpoint import policy_metadata
 from sky_envs.agents.network import game_layout, policy_class, policy_kwargs
 from sky_envs.core.registry import canonical_id, make_game
-from training.collector import make_collector
-from training.evaluate import evaluate_policy
-from training.progress import RolloutCycles
-from training.run_folder import CHECKPOINTS, MODEL, STATE, atomic_write, read_state, remove_leftovers, write_state
-from training.seat_buffer import PerSeatRolloutBuffer
-from training.signals import deferred_interrupts, interrupts_as_keyboard
-from training.tournament import quick_scores
-from training.warm_start import initial_weights
+from .collector import make_collector
+from .evaluate import evaluate_policy
+from .progress import RolloutCycles
+from .run_folder import CHECKPOINTS, MODEL, STATE, atomic_write, read_state, remove_leftovers, write_state
+from .seat_buffer import PerSeatRolloutBuffer
+from .signals import deferred_interrupts, interrupts_as_keyboard
+from .tournament import quick_scores
+from .warm_start import initial_weights
 
 
 class SelfPlayRun:

@@ -42,7 +42,7 @@ def sample_positions(env_id: str, options: dict, count: int, seed: int) -> tuple
         observations.append(state.observation(state.current_player))
         masks.append(state.legal_mask())
         legal = state.legal_actions()
-        state._apply(int(legal[rng.integers(legal.size)]))
+        state.apply_unchecked(int(legal[rng.integers(legal.size)]))
     return np.stack(observations), np.stack(masks)
 
 

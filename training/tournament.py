@@ -12,7 +12,7 @@ import numpy as np
 from sky_envs.agents import Agent, make_agent
 from sky_envs.core.registry import make_game
 from sky_envs.replay import record, replay_name, start_state, write_replay
-from training.actors import Actor, PolicyActor, actor_for, advance
+from .actors import Actor, PolicyActor, actor_for, advance
 
 
 def play_game(game, agents: list[Agent], seed: int, replay_path: Path | None = None,

@@ -19,10 +19,10 @@ import shlex
 import sys
 from pathlib import Path
 
-from training.alphazero import ExpertIterationRun
-from training.config import load_config, resumed_config
-from training.selfplay import SelfPlayRun, default_run_dir
-from training.signals import TrainingInterrupted, interrupts_as_keyboard
+from .alphazero import ExpertIterationRun
+from .config import load_config, resumed_config
+from .selfplay import SelfPlayRun, default_run_dir
+from .signals import TrainingInterrupted, interrupts_as_keyboard
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sky_envs.agents.checkpoint import CheckpointError, check_env, read_checkpoint
 from sky_envs.agents.network import normalize_spec
-from training.run_folder import STATE
+from .run_folder import STATE
 
 
 def initial_weights(config: dict, run_dir: str | Path) -> tuple[dict | None, dict | None]:

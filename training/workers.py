@@ -21,7 +21,7 @@ import numpy as np
 from gymnasium import spaces
 
 from sky_envs.core.registry import make_game
-from training.collector import GamesVecEnv
+from .collector import GamesVecEnv
 
 
 def _worker(remote, parent_remote, env_id: str, env_options: dict, num_games: int, pool_config: dict, seed: int,
@@ -32,7 +32,7 @@ def _worker(remote, parent_remote, env_id: str, env_options: dict, num_games: in
     import cloudpickle
     import torch
 
-    from training.collector import local_collector
+    from .collector import local_collector
 
     torch.set_num_threads(1)
     vec = local_collector(env_id, env_options, num_games, pool_config, seed, first_slot)

@@ -86,7 +86,7 @@ def _children(state: GameState, seat: int) -> list[tuple[float, int, GameState]]
     scored = []
     for action in state.legal_actions().tolist():
         child = state.clone()
-        child._apply(action)
+        child.apply_unchecked(action)
         scored.append((_leaf(child, seat), action, child))
     scored.sort(key=(lambda entry: -entry[0]) if maximising else (lambda entry: entry[0]))
     return scored

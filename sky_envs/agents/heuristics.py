@@ -7,7 +7,7 @@ A perfect-information game may also score every legal action of many positions a
 without playing any (:data:`ACTION_VALUES`): the greedy agent's one-ply values, computed
 on arrays (the self-play collector asks for all its greedy games' moves in one call). They
 must be exactly the values that playing each action on a clone and evaluating the result
-would give (``tests/test_training_opponents.py`` checks this on random positions); a
+would give (``tests/training/test_opponents.py`` checks this on random positions); a
 position it does not cover gets ``None``, and the agent plays its actions on clones.
 """
 
@@ -125,7 +125,7 @@ def scala_with_material(state, seat: int) -> float:
 def played_value(world: GameState, seat: int, action: int) -> float:
     """The greedy value of one action: play it on a clone of ``world``, then judge the result."""
     child = world.clone()
-    child._apply(action)  # legal by construction: skip apply()'s checks
+    child.apply_unchecked(action)  # legal by construction: skip apply()'s checks
     return WIN * float(child.returns()[seat]) if child.is_terminal() else evaluate(child, seat)
 
 

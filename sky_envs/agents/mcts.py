@@ -60,7 +60,7 @@ class MCTSAgent(Agent):
                 if untried:
                     action = untried[rng.integers(len(untried))]
                     child = node.children[action] = _Node(players)
-                    world._apply(action)
+                    world.apply_unchecked(action)
                     path.append(child)
                     break
                 player = world.current_player
@@ -71,7 +71,7 @@ class MCTSAgent(Agent):
                     score = child.value[player] / child.visits + self.c * math.sqrt(log_n / child.visits)
                     if score > best_score:
                         best, best_score = a, score
-                world._apply(best)
+                world.apply_unchecked(best)
                 node = node.children[best]
                 path.append(node)
             returns = self._rollout(world, rng)

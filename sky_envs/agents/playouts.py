@@ -57,7 +57,7 @@ def greedy_playouts(states: Sequence[GameState], rng: np.random.Generator,
             else:
                 best = np.flatnonzero(scored == scored.max())
                 action = legal[best[int(picks[k]() * best.size)]]
-            state._apply(int(action))
+            state.apply_unchecked(int(action))
         live = [k for k in live if states[k].current_player >= 0]
     return [state.returns() if state.is_terminal() else np.zeros(state.num_players) for state in states]
 

@@ -243,10 +243,10 @@ class PUCTSearch:
             path.append((node, index))
             child = node.children[index]
             if hidden:
-                world._apply(int(node.actions[index]))
+                world.apply_unchecked(int(node.actions[index]))
             elif child is None:
                 world = node.state.clone()
-                world._apply(int(node.actions[index]))
+                world.apply_unchecked(int(node.actions[index]))
             if hidden or child is None:
                 if world.current_player < 0:
                     returns = world.returns() if world.is_terminal() else np.zeros(world.num_players)

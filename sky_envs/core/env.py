@@ -189,7 +189,7 @@ class SkyEnv(AECEnv):
             return
         self._cumulative_rewards[agent] = 0
         state = self.game_state
-        state._apply(action)
+        state.apply_unchecked(action)
         self._turn += 1
         player = state.current_player
         if player < 0:

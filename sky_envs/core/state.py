@@ -15,7 +15,8 @@ Invariants every state keeps (the generic env, the agents and the tests rely on 
   action; seats without a legal decision are skipped by the state itself. It is ``-1``
   once the game is over (terminal or truncated).
 * ``apply`` raises :class:`IllegalActionError` (a ``ValueError``) for an illegal action and
-  leaves the state unchanged.
+  leaves the state unchanged; ``apply_unchecked`` is the same move for callers that took
+  the action from ``legal_actions()`` and skips the checks.
 * all randomness during play comes from ``self.rng``, the generator given at creation.
 """
 
@@ -288,8 +289,16 @@ class GameState(ABC):
         """Boolean vector of length ``game.num_actions``; all False once the game is over."""
 
     @abstractmethod
-    def _apply(self, action: int) -> None:
-        """Apply a legal action (already checked) and advance to the next decision."""
+    def apply_unchecked(self, action: int) -> None:
+        """Apply ``action``, a plain ``int`` the caller knows to be legal, and advance to the
+        next decision (OpenSpiel's ``apply_action`` beside :meth:`apply`, its
+        ``apply_action_with_legality_check``).
+
+        The contract: ``action`` is an index where ``legal_mask()`` is true in this position;
+        nothing is checked, so anything else leaves the state undefined. Search, playouts
+        and self-play call it with actions taken from ``legal_actions()``, where the checks
+        of :meth:`apply` would cost a mask scan per move; everything that takes an action
+        from outside (a user, a network, a file) calls :meth:`apply`."""
 
     def apply(self, action: int) -> None:
         """Apply ``action`` for ``current_player``; ``IllegalActionError`` if it is not legal.
@@ -308,7 +317,7 @@ class GameState(ABC):
                 f"action {action} ({self.describe_action(action)}) is illegal for "
                 f"player_{self.current_player}: {self.illegal_reason(action)}"
             )
-        self._apply(action)
+        self.apply_unchecked(action)
 
     #: ``(mask, actions)`` of the last ``legal_actions`` call on a read-only mask
     _legal_cache: tuple[np.ndarray, np.ndarray] | None = None
@@ -345,7 +354,7 @@ class GameState(ABC):
             if max_plies is not None and plies >= max_plies:
                 return np.zeros(self.num_players)
             legal = self._playout_actions()
-            self._apply(int(legal[int(pick() * len(legal))]))
+            self.apply_unchecked(int(legal[int(pick() * len(legal))]))
             plies += 1
         return self.returns() if self.is_terminal() else np.zeros(self.num_players)
 

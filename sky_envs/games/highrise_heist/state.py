@@ -213,7 +213,7 @@ class StackState(KeepsViews, GameState):
         self.closed_this_turn = False
         self._settle()
 
-    def _apply(self, action: int) -> None:
+    def apply_unchecked(self, action: int) -> None:
         layout = self.game.layout
         if self.phase == TRANSFER:
             if action == layout.swap:

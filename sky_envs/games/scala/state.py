@@ -133,7 +133,7 @@ class ScalaState(GameState):
             self._actions.flags.writeable = False
         return self._actions
 
-    def _apply(self, action: int) -> None:
+    def apply_unchecked(self, action: int) -> None:
         colour = self.current_player
         start, end = divmod(action, NUM_CELLS)
         game = self.game
@@ -170,7 +170,7 @@ class ScalaState(GameState):
         wins = []
         for action in actions[actions % NUM_CELLS == TARGET_GOAL[colour]].tolist():
             child = self.clone()
-            child._apply(action)
+            child.apply_unchecked(action)
             if child.winner == colour:
                 wins.append(action)
         return np.array(wins, dtype=np.int64)

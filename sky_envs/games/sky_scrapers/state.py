@@ -127,7 +127,7 @@ class SkyScrapersState(GameState):
             mask.flags.writeable = False
             self.current_player, self._mask = seat, mask
 
-    def _apply(self, action: int) -> None:
+    def apply_unchecked(self, action: int) -> None:
         B, P = self.board.size, self.num_players
         seat = self.current_player
         self.turns += 1

@@ -453,7 +453,7 @@ class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
                 self._legal = acts
                 return
 
-    def _apply(self, action: int) -> None:
+    def apply_unchecked(self, action: int) -> None:
         self._legal = None
         kind, v, o, p = self.layout.decode[action]
         ph, s, n = self.phase, self.turn_of, self.n

@@ -71,7 +71,7 @@ class SkybridgeGame(Game):
         B, E = self.num_foundations, len(self.edges)
         self.slot_size = 3 * B + E
         self.num_actions = 2 * self.slot_size
-        # action -> (slot, kind, target, supply index): the decoding ``_apply`` needs
+        # action -> (slot, kind, target, supply index): the decoding ``apply_unchecked`` needs
         self.action_parts = []
         for action in range(self.num_actions):
             slot, rest = divmod(action, self.slot_size)

@@ -361,7 +361,7 @@ class SkybridgeState(LazilyCopiedRng, KeepsViews, GameState):
             return slot, (TALL, SHORT, ROOF)[kind_index], target
         return slot, BRIDGE, rest - 3 * B
 
-    def _apply(self, action: int) -> None:
+    def apply_unchecked(self, action: int) -> None:
         seat = self.current_player
         game = self.game
         slot, kind, target, sup_index = game.action_parts[action]

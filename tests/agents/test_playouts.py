@@ -1,0 +1,95 @@
+"""Playouts of search leaves: greedy ones follow the greedy agent's move values, end games
+as the rules do, and are refused where a game has no move values. (What they are worth is
+measured by evaluation: Sky Scrapers' ``checkpoints/sky_scrapers_v0/report_search200*.json``.)"""
+
+import numpy as np
+import pytest
+
+import sky_envs
+from sky_envs.agents import SearchAgent
+from sky_envs.agents.heuristics import ACTION_VALUES
+from sky_envs.agents.playouts import greedy_playouts, playout_error, playouts
+from sky_envs.agents.search import PUCTSearch, search_setting_error
+from tests.agents.test_search import OPTIONS, evaluator_for, random_positions
+
+GREEDY_GAMES = [("sky_scrapers_v0", OPTIONS), ("highrise_heist_v0", {}), ("golden_rush_v0", {})]
+
+
+@pytest.mark.parametrize("env_id, options", GREEDY_GAMES, ids=[env for env, _ in GREEDY_GAMES])
+def test_a_greedy_playout_without_exploration_plays_only_best_rated_moves(env_id, options, monkeypatch):
+    """With epsilon 0 every move of the playout is one the move values rate best (the
+    greedy agent's choice up to ties), and the playout ends the game with the rules' returns."""
+    game = sky_envs.make_game(env_id, **options)
+    rated = ACTION_VALUES[game.name]
+    decisions = []  # (legal actions, their values) of each decision, then the action played
+
+    def recording_values(states):
+        values = rated(states)
+        decisions.append([states[0].legal_actions(), values[0], None])
+        return values
+
+    monkeypatch.setitem(ACTION_VALUES, game.name, recording_values)
+    state_class = type(game.new_initial_state(np.random.default_rng(0)))
+    apply = state_class.apply_unchecked
+
+    def recording_apply(self, action):
+        if decisions and decisions[-1][2] is None:
+            decisions[-1][2] = int(action)
+        apply(self, action)
+
+    monkeypatch.setattr(state_class, "apply_unchecked", recording_apply)
+    for state in random_positions(game, 3, 4, seed=3):
+        decisions.clear()
+        returns, = greedy_playouts([state], np.random.default_rng(0), epsilon=0.0)
+        assert state.current_player < 0 and np.array_equal(returns, state.returns())
+        assert decisions
+        for legal, values, action in decisions:
+            if values is not None:  # a decision the values cover: a best-rated move
+                assert values[np.flatnonzero(legal == action)[0]] == values.max()
+
+
+@pytest.mark.parametrize("kind", ["random", "greedy"])
+def test_playouts_played_together_end_as_each_played_alone(kind):
+    """Each playout draws its own stream first: batching (one move-values call per ply for
+    all) changes nothing, and the same generator state gives the same ends."""
+    game = sky_envs.make_game("sky_scrapers_v0", **OPTIONS)
+    states = random_positions(game, 6, 2, seed=4)
+    together = [state.clone() for state in states]
+    returns = playouts(together, kind, np.random.default_rng(9))
+    rng = np.random.default_rng(9)
+    for state, batched, result in zip(states, together, returns):
+        alone = state.clone()
+        assert np.array_equal(playouts([alone], kind, rng)[0], result)
+        assert alone.to_text() == batched.to_text() and batched.current_player < 0
+    if kind == "random":  # random playouts are the state's own
+        assert np.array_equal(playouts([states[0].clone()], kind, np.random.default_rng(9))[0],
+                              states[0].clone().random_playout(np.random.default_rng(9)))
+
+
+def test_greedy_playouts_are_refused_where_the_game_has_no_move_values():
+    game, evaluator = evaluator_for("scala_v0", spec={"kind": "mlp", "hidden": [16]})
+    assert "scala has not" in playout_error("greedy", game)
+    assert playout_error("random", game) is None
+    state = random_positions(game, 1, 2, seed=0)[0]
+    with pytest.raises(ValueError, match="greedy playouts need the game's array move values"):
+        PUCTSearch(evaluator, 8, rollout_weight=0.5, rollout_policy="greedy").run([state])
+    # without playouts the setting is never used, so nothing to refuse
+    PUCTSearch(evaluator, 8, rollout_policy="greedy").run([state])
+
+
+@pytest.mark.parametrize("kind", ["greedy ", "GREEDY", None, 1])
+def test_an_unknown_rollout_policy_is_refused(kind):
+    assert "rollout_policy must be one of random, greedy" in search_setting_error("rollout_policy", kind)
+    _, evaluator = evaluator_for("sky_scrapers_v0", OPTIONS)
+    with pytest.raises(ValueError, match="rollout_policy must be one of"):
+        PUCTSearch(evaluator, 8, rollout_policy=kind)
+
+
+def test_search_with_greedy_playouts_plays_legal_moves_and_visits_the_budget():
+    game, evaluator = evaluator_for("sky_scrapers_v0", OPTIONS)
+    states = random_positions(game, 3, 3, seed=6)
+    search = PUCTSearch(evaluator, 24, rollout_weight=0.5, rollout_policy="greedy", rng=np.random.default_rng(1))
+    for state, (actions, visits, value) in zip(states, search.run(states)):
+        assert visits.sum() == 24 and np.array_equal(actions, state.legal_actions()) and -1 <= value <= 1
+    agent = SearchAgent(evaluator.policy, simulations=16, rollout_weight=1.0, rollout_policy="greedy", seed=0)
+    assert agent.act({}, states[0]) in states[0].legal_actions()

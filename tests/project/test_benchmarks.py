@@ -1,0 +1,36 @@
+"""The speed benchmark runs and reports what README's speed section reads from it (its
+timings are never asserted: they depend on the machine)."""
+
+import json
+import sys
+
+from tests import REPO_ROOT
+
+sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
+
+import throughput  # noqa: E402
+
+
+def test_throughput_reports_every_figure_of_each_env(tmp_path, capsys):
+    out = tmp_path / "speed.json"
+    throughput.main(["--seconds", "0.05", "--rounds", "2", "--slices", "3", "--json", str(out), "skybridge_v0"])
+    report = json.loads(out.read_text())
+    assert report["connect_four_v3"]["env_steps_per_s"] > 0
+    row = report["envs"]["skybridge_v0"]
+    assert len(row["x_connect_four_v3_rounds"]) == 2
+    for key in ("env_steps_per_s", "x_connect_four_v3", "raw_decisions_per_s", "clone_us",
+                "mcts_simulations_per_s", "env_bytes", "states_1000_bytes"):
+        assert row[key] > 0, key
+    assert "skybridge_v0" in capsys.readouterr().out
+
+
+def test_paired_rates_play_whole_games_in_every_slice():
+    from pettingzoo.classic import connect_four_v3
+
+    import sky_envs
+
+    baseline, rate = throughput.paired_rates(connect_four_v3.env, lambda: sky_envs.make("scala_v0"), 0.04, 4)
+    assert baseline > 0 and rate > 0
+    player = throughput.RandomPlay(lambda: sky_envs.make("scala_v0"))
+    player.play(0.0)   # a slice shorter than a game still ends the game it started
+    assert player.steps > 0 and player.env.agents   # reset after the game, ready for the next

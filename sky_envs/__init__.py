@@ -12,7 +12,7 @@ adds a game of your own (any implementation of :class:`sky_envs.core.Game`).
 from sky_envs.core.registry import canonical_id, env_ids, make, make_game, make_raw, register
 from sky_envs.core.state import Game, GameState, IllegalActionError
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 #: built-in games, imported lazily on first use
 _BUILTIN_GAMES = {

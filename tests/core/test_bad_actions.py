@@ -1,4 +1,4 @@
-"""Bad actions: what ``step`` and ``apply`` accept and how they refuse the rest (issue 9).
+"""Bad actions: what ``step`` and ``apply`` accept and how they refuse the rest.
 
 Accepted everywhere an action is: an ``int``, a numpy integer, a 0-d integer array (SB3's
 ``predict`` returns one). ``raw_env``, the single-agent view and ``GameState.apply`` raise a

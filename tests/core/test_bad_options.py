@@ -1,4 +1,4 @@
-"""Bad options: a ``ValueError`` at construction, in microseconds, naming the option (issue 9).
+"""Bad options: a ``ValueError`` at construction, in microseconds, naming the option.
 
 Unknown names (and the other mode's options) list the valid ones; every integer option has
 one integer check (``2.0``, ``True``, ``"2"`` refused); every size and count has an upper

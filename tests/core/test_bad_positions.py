@@ -1,4 +1,4 @@
-"""Bad position texts: every number is bounded by what the game can reach (issue 9).
+"""Bad position texts: every number is bounded by what the game can reach.
 
 Regression tests for the numbers that used to overflow or load unreachable states, and a
 fuzz test that mutates real positions of every game: a mutated text either loads as a

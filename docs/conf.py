@@ -34,3 +34,7 @@ html_theme = "furo"
 html_title = "sky_envs"
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
+# Methods that override a framework's (Gymnasium's step, RLlib's reset) show their own
+# docstring or none: the frameworks' docstrings are written for their own Sphinx setups
+# (Google style, doctest directives) and describe the base class, not these envs.
+autodoc_inherit_docstrings = False

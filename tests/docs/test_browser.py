@@ -7,19 +7,12 @@ Skipped, saying so, where Chromium or its driver is not installed; ``.ci/run`` i
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 import sky_envs
+from tests.browser_support import NEEDS_CHROMIUM, chromium_driver
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-
-pytestmark = pytest.mark.skipif(
-    not (CHROMIUM and CHROMEDRIVER),
-    reason="no Chromium or chromedriver installed: apt-get install chromium chromium-driver",
-)
+pytestmark = NEEDS_CHROMIUM
 
 WAIT_S = 30
 
@@ -30,19 +23,8 @@ UNLOADED_IMAGES = """return Array.from(document.images)
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync",
-                 "--disable-background-networking", "--disable-component-update", "--disable-dev-shm-usage",
-                 "--allow-file-access-from-files", f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(WAIT_S)
-    yield driver
-    driver.quit()
+    with chromium_driver(tmp_path_factory.mktemp("chromium-profile"), WAIT_S) as driver:
+        yield driver
 
 
 @pytest.mark.parametrize("page, at_least", [("index.html", 6), (f"envs/{sky_envs.env_ids()[0]}.html", 5)])

@@ -17,7 +17,7 @@ START = position(["-"] * 10, 0, "place", 0)
 AFTER_FIRST_BLOCK = position(["b"] + ["-"] * 9, 1, "transfer", 1)
 MIDGAME = position(["bbr", "rrrr", "b", "-", "rrbbb", "bbbrr", "bbbb", "rr", "-", "rrbb"], 0, "transfer", 10)
 OVERFLOW = position(["rbb", "bbrr", "rrbbbbbbbb", "rrb", "brr", "-", "bbbr", "rbbb", "rr", "b"], 0, "transfer", 12)
-LAST_TWO_OPEN = position(["r" * 11, "b" * 11, "r" * 11, "bbrrrrrrrrr", "rrbbbbbbbbb", "b" * 11,
+LAST_TWO_OPEN = position(["b" * 11, "b" * 11, "r" * 11, "bbrrrrrrrrr", "rrbbbbbbbbb", "r" * 11,
                           "rrrrbbbrrrr", "rrrbbbbbbbb", "rrrrbbbbb", "bbbbrrrrrr"], 0, "transfer", 40)
 FINISHED = position(["rrrrrrrrrrr", "bbbbbbbbrb", "bbbbrbbb", "bbrrrrrrrrr", "bbrrrbrrrrr", "bbbbbbbbbbb",
                      "bbbrrrrrbbb", "rrrrrrrrrrr", "bbbbrrrrrrr", "rrbbbbbbbbb"], 1, "place", 51, 1)

@@ -2,10 +2,14 @@
 """
 # Golden Rush (Highrise Heist, 4 seats)
 
-Rules: `rules/highrise_heist.md` of the project (the contract, second part), from the
-online game «Перехват высотки» and its published Golden Rush engine. Same blocks and
+From the online game «Перехват высотки» and its published Golden Rush engine. Same blocks and
 two-phase turn as `highrise_heist_v0` (which shares this env's rules engine), on 9 stands
 laid out as a cross: the golden centre and two arm stands per seat.
+The rules explained with pictures: the docs page of this env (`docs/envs/golden_rush_v0.md`).
+Play it yourself: `python -m sky_envs.play --env golden_rush_v0 --opponent greedy` (see the
+README's "Play and watch"); a recorded game: `docs/replays/golden_rush_v0.gif`.
+
+<!-- table -->
 
 | Creation           | `sky_envs.make("golden_rush_v0")`, `pettingzoo.make("aec", "sky_envs/golden_rush-v0")`, `from sky_envs import golden_rush_v0; golden_rush_v0.env()` |
 |--------------------|--------------------------------------------------|
@@ -18,6 +22,10 @@ laid out as a cross: the golden centre and two arm stands per seat.
 | Observation Shape  | (9, 11, 26)                                      |
 | Observation Values | [0, 1]                                           |
 | State Shape        | (9, 11, 108): see State |
+
+<!-- reference -->
+
+## Reference
 
 ### Options (`sky_envs.make("golden_rush_v0", **options)`)
 
@@ -64,8 +72,6 @@ Stands are the digits 0..8 that head the board's columns (0 the centre; seat p's
 far stands 2p+1 and 2p+2, named on the board's `arm` line): `3>7` transfers the top group of stand 3 onto stand 7, `pass` is no
 transfer, `+5` / `+55` / `+555` place 1..3 blocks on stand 5 and `+37` / `+377` / `+337`
 on two stands (one digit per block).
-Play it yourself: `python -m sky_envs.play --env golden_rush_v0 --opponent greedy` (see the README's
-"Play and watch"); a recorded game: `docs/replays/golden_rush_v0.gif`.
 
 ### Observation
 
@@ -136,13 +142,13 @@ mode is the env's option, not part of the text.
 * Closures take effect after each decision: a transfer that closes a near stand raises
   that seat's far capacity to 11 for the placement of the same turn, and one that makes a
   seat eligible opens the centre to 11 for it (the published engine settles closures only
-  at the end of a turn; the rules file's two separate decisions and "a stand with 11
-  blocks is closed" are followed).
+  at the end of a turn; the two separate decisions of a turn and "a stand with 11
+  blocks is closed" of the 2-seat rules page are followed).
 * Both stands of a two-stand placement are checked against the capacities before it: it
   cannot close a near stand and fill the far one to 11 at once.
 * Seats made eligible by the same decision queue in seat order (the published engine's).
 * Placement is mandatory when possible (the published engine lets a seat skip it after a
-  transfer; the rules file wins).
+  transfer; the 2-seat rules page's mandatory placement is followed).
 
 ### Version History
 

@@ -2,12 +2,17 @@
 """
 # Highrise Heist
 
-Rules: `rules/highrise_heist.md` of the project (the contract), from the rules page of the
-online game «Перехват высотки». Ten stands, stand 0 golden (★). On each turn a seat may
+From the rules page of the online game «Перехват высотки» (facts it omits from the game's
+published engine). Ten stands, stand 0 golden (★). On each turn a seat may
 move the top group of one stand onto another, then places 1 to 3 blocks of its colour on
 at most 2 stands. A stand with 11 blocks is a finished highrise owned by its top colour;
 whoever owns more of them wins, the golden one breaking a 5:5 tie. The 4-seat mode is
 `golden_rush_v0`; both share one rules engine (`sky_envs/games/highrise_heist/`).
+The rules explained with pictures: the docs page of this env (`docs/envs/highrise_heist_v0.md`).
+Play it yourself: `python -m sky_envs.play --env highrise_heist_v0 --opponent greedy` (see the
+README's "Play and watch"); a recorded game: `docs/replays/highrise_heist_v0.gif`.
+
+<!-- table -->
 
 | Creation           | `sky_envs.make("highrise_heist_v0")`, `pettingzoo.make("aec", "sky_envs/highrise_heist-v0")`, `from sky_envs import highrise_heist_v0; highrise_heist_v0.env()` |
 |--------------------|--------------------------------------------------|
@@ -20,6 +25,10 @@ whoever owns more of them wins, the golden one breaking a 5:5 tie. The 4-seat mo
 | Observation Shape  | (10, 11, 14)                                     |
 | Observation Values | [0, 1]                                           |
 | State Shape        | (10, 11, 30): see State |
+
+<!-- reference -->
+
+## Reference
 
 ### Options (`sky_envs.make("highrise_heist_v0", **options)`)
 
@@ -72,8 +81,6 @@ Stands are the digits 0..9 (0 = the golden stand), as the board's columns are la
 | `+5`, `+55`, `+555` | place 1, 2 or 3 blocks on stand 5 (one digit per block; the `+` may be left out) |
 | `+37`, `+377`, `+337` | place on two stands: 1+1, 1+2, 2+1 blocks |
 | `swap` | swap colours (pie rule) |
-Play it yourself: `python -m sky_envs.play --env highrise_heist_v0 --opponent greedy` (see the README's
-"Play and watch"); a recorded game: `docs/replays/highrise_heist_v0.gif`.
 
 ### Observation
 
@@ -160,8 +167,8 @@ placement phase without a legal placement passes to the next turn.
 * `max_turns` counts turns, the swap included; the cut happens when `turn` reaches it.
 * A placement may never go beyond 11 blocks (only transfers trim).
 * The published engine lets a seat skip its placement and ignores the golden tie-break
-  when ending early; the rules file (mandatory placement, golden tie-break included)
-  is followed.
+  when ending early; the online game's rules page (mandatory placement, golden
+  tie-break included) is followed.
 
 ### Version History
 

@@ -2,10 +2,14 @@
 """
 # Sky Towers
 
-Rules: `rules/sky_towers.md` of the project (the contract), from a Japanese walkthrough of
-the card game by Charles Ward (EX1ST GAMES). 2 to 4 seats with hidden hands and a shuffled
+From a Japanese rules walkthrough of the card game by Charles Ward (EX1ST GAMES). 2 to 4 seats with hidden hands and a shuffled
 deck build towers of cards that sum to exactly 21, claim bonuses and block their
 neighbours; the most yellow sails wins.
+The rules explained with pictures: the docs page of this env (`docs/envs/sky_towers_v0.md`).
+Play it yourself: `python -m sky_envs.play --env sky_towers_v0 --opponent greedy` (see the
+README's "Play and watch"); a recorded game: `docs/replays/sky_towers_v0.gif`.
+
+<!-- table -->
 
 | Creation           | `sky_envs.make("sky_towers_v0")`, `pettingzoo.make("aec", "sky_envs/sky_towers-v0")`, `from sky_envs import sky_towers_v0; sky_towers_v0.env()` |
 |--------------------|--------------------------------------------------|
@@ -18,6 +22,10 @@ neighbours; the most yellow sails wins.
 | Observation Shape  | (51 + T + n (3 T + 18),): 171 / 225 / 279 for n = 2 / 3 / 4 with T = 12 |
 | Observation Values | raw counts in [0, high], `high` per entry (the Box bound, also `env.unwrapped.game.obs_layout.high`); at most 82 with the default deck |
 | State Shape        | (n (S + 1),), S the observation size: 344 / 678 / 1120 for n = 2 / 3 / 4 with T = 12: see State |
+
+<!-- reference -->
+
+## Reference
 
 ### Options (`sky_envs.make("sky_towers_v0", **options)`)
 
@@ -80,8 +88,6 @@ shows `0:[3 5 =8]`), `L` / `R` is a new tower at the left / right end, seats are
 | `exchange p1`, `give 5` | exchange with player_1, then give a 5 |
 | `keep`, `bottom` | the peeked card stays on top / goes to the bottom |
 | `ask p1 7`, `discard 5` | ask player_1 for a 7; discard a 5 |
-Play it yourself: `python -m sky_envs.play --env sky_towers_v0 --opponent greedy` (see the README's
-"Play and watch"); a recorded game: `docs/replays/sky_towers_v0.gif`.
 
 ### Observation
 
@@ -147,7 +153,7 @@ by all agents and new at each step): `turn` (int, decisions since reset), `phase
 else -1). The details in words and lists (`scores`, `flags`, `bonuses`: name -> holder seat or -1, `turns`, `winners` at the end)
 are `env.unwrapped.game_state.info()`, current at any time.
 
-### Turns and rules decided here (the contract is silent)
+### Turns and rules decided here (where the published rules are silent)
 
 * Set-up: shuffle, pick the first seat (`first="random"`), deal 5 cards one at a time
   from the first seat on. A turn is 2 actions (a final turn up to 3); a seat with no legal

@@ -2,19 +2,22 @@
 """
 # Scala
 
+The rules in full, with pictures: this env's page of the documentation,
+`docs/envs/scala_v0.md`.
+
 % summary
 
-Scala is the 1986 game by José W. Díaz (Skill Games); the rules in full, with pictures,
-are on this env's page of the documentation (`docs/envs/scala_v0.md`). Two sides race to
-bring one stone into the goal they attack by steps and chains of jumps, while after every move the stones must hold together as one group mixing
-both colours: a move that splits them loses stones, or the game.
+Scala is the 1986 game by José W. Díaz (Skill Games). Two sides race to bring one stone
+into the goal they attack by steps and chains of jumps, while after every move the stones
+must hold together as one group mixing both colours: a move that splits them loses
+stones, or the game.
 
 | Creation           | `sky_envs.make("scala_v0")`, `pettingzoo.make("aec", "sky_envs/scala-v0")`, `scala_v0.env()` |
 |--------------------|--------------------------------------------------|
 | Actions            | Discrete                                         |
 | Parallel API       | No                                               |
 | Agents             | `agents= ['player_0', 'player_1']`               |
-| Agents             | 2                                                |
+| Num Agents         | 2                                                |
 | Action Shape       | (1,)                                             |
 | Action Values      | Discrete(7744) = 88 x 88, `from * 88 + to`       |
 | Observation Shape  | (14, 11, 5)                                      |

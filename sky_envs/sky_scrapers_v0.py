@@ -2,10 +2,12 @@
 """
 # Sky Scrapers
 
+The rules in full, with pictures: this env's page of the documentation,
+`docs/envs/sky_scrapers_v0.md`.
+
 % summary
 
-The rules in full, with pictures, are on this env's page of the documentation
-(`docs/envs/sky_scrapers_v0.md`). An abstract stacking game: a stack of height h moves exactly h cells in a straight
+An abstract stacking game: a stack of height h moves exactly h cells in a straight
 line and must land on another stack; a stack of 4 or more tiles is a *sky scraper*; the
 most sky scrapers wins.
 
@@ -14,12 +16,19 @@ most sky scrapers wins.
 | Actions            | Discrete                                         |
 | Parallel API       | No                                               |
 | Agents             | `agents= ['player_0', 'player_1']` (or 4 seats)  |
-| Agents             | 2 or 4                                           |
+| Num Agents         | 2 or 4                                           |
 | Action Shape       | (1,)                                             |
 | Action Values      | Discrete(9B + 2), B = rows * cols (326 on the standard 6x6 board) |
 | Observation Shape  | (rows, cols, players + 4) (6, 6, 6 by default)   |
 | Observation Values | [0, B]: heights are tile counts (at most the board's cells) |
 | State Shape        | (rows, cols, P (P + 5)) ((6, 6, 14) by default): see State |
+
+```python
+import sky_envs
+env = sky_envs.make("sky_scrapers_v0", board="random", positioning="strategic", render_mode="rgb_array")
+# or: import pettingzoo; pettingzoo.make("aec", "sky_envs/sky_scrapers-v0")
+# or: from sky_envs import sky_scrapers_v0; sky_scrapers_v0.env()   (raw_env(): illegal moves raise)
+```
 
 % reference
 

@@ -2,11 +2,13 @@
 """
 # Skybridge
 
+The rules in full, with pictures: this env's page of the documentation,
+`docs/envs/skybridge_v0.md`.
+
 % summary
 
 From a Hungarian summary of *Skybridge* (Adam Ritchey, Gigamic 2006) and the published
-game; the rules in full, with pictures, are on this env's page of the documentation
-(`docs/envs/skybridge_v0.md`). Seats take turns placing
+game. Seats take turns placing
 one piece from their supply on a board of foundations: tall (3-storey) and short (2-storey)
 blocks go on the lowest level the colour rule allows, bridges join two equal towers,
 roofs close a tower. When nobody can place, towers score their height for their owner and
@@ -17,7 +19,7 @@ bridges earn bonuses; the most points wins.
 | Actions            | Discrete                                         |
 | Parallel API       | No                                               |
 | Agents             | `agents= ['player_0', 'player_1']` (or 3, 4 seats) |
-| Agents             | 2, 3 or 4                                        |
+| Num Agents         | 2, 3 or 4                                        |
 | Action Shape       | (1,)                                             |
 | Action Values      | Discrete(2 (3B + E)), B foundations, E edges (78 on the default 3x3) |
 | Observation Shape  | (rows, cols, 34) ((3, 3, 34) by default)        |

@@ -47,6 +47,9 @@ def pictures() -> dict:
     classic = sky_envs.make_game(ENV_ID, variant="classic")
     bridge = classic.state_from_text(CLASSIC_TOWERS)
     bridge.apply(bridge.string_to_action("B2a1-b1"))
+    roofed = bridge.clone()
+    for move in ("T1a2", "R0a1"):
+        roofed.apply(roofed.string_to_action(move))
     return {
         "start": game.render_rgb(states[0]),
         "first_moves": game.render_rgb(states[3]),       # after T2b2, S3a3, R2a3
@@ -56,4 +59,5 @@ def pictures() -> dict:
         "bridge_covered": game.render_rgb(states[16]),   # after player_1's T1b1
         "final": game.render_rgb(states[-1]),
         "classic_bridge": classic.render_rgb(bridge),
+        "classic_roof": classic.render_rgb(roofed),     # after T1a2 and R0a1
     }

@@ -38,7 +38,7 @@ for agent in env.agent_iter():
 
 % reference
 
-## Board
+### Board
 
 Columns a..k, rows 1..14: an 88-cell diamond with a 3 x 2 hole (e7..g8) in the middle. Row
 14 holds only f14, row 13 e13..g13, ... row 9 a9..k9, rows 8 and 7 a..d and h..k, row 6
@@ -47,7 +47,7 @@ hole or off the board. Blue `O` (`player_0`, moves first) starts on c7 d7 h7 i7,
 e5 f5 g5, attacks **f14** and defends f1; Red `X` (`player_1`) starts on e10 f10 g10,
 c9..i9, c8 d8 h8 i8, attacks **f1** and defends f14. 14 stones each.
 
-## Options (`sky_envs.make("scala_v0", **options)`)
+### Options (`sky_envs.make("scala_v0", **options)`)
 
 | option | default | meaning |
 |---|---|---|
@@ -58,7 +58,7 @@ Bad values raise `ValueError` at construction (an unknown `split_rule` lists the
 ones; an unknown option name is an error too, listing the valid options; `max_turns` must
 be an integer, not `300.0` or `"300"`).
 
-## Actions
+### Actions
 
 Cells are numbered from row 1 upward, left to right inside a row: f1 = 0, e2 = 1, f2 = 2,
 g2 = 3, d3 = 4, ..., e13 = 84, f13 = 85, g13 = 86, f14 = 87. The first cell of each row:
@@ -84,7 +84,7 @@ Action `from * 88 + to` moves the mover's stone on cell `from` to cell `to`. It 
 A move is identified by its two cells only: when several step/jump paths lead to the same
 cell they are one action.
 
-## After a move: the split rule
+### After a move: the split rule
 
 Groups are 8-connected sets of stones. If the board holds two or more groups after a move:
 1. every group of one colour only is removed;
@@ -107,7 +107,7 @@ A player with no legal move loses (**decision**: the original rules do not say).
 plies ends the game as a draw (truncation); a move that wins or loses on the last ply still
 counts, and the "no legal move" test is not made once `max_turns` is reached.
 
-## Move notation (`state.action_to_string` / `state.string_to_action`)
+### Move notation (`state.action_to_string` / `state.string_to_action`)
 
 `e5-d4`: the start and end cells of the moving stone, for a step and for a chain of jumps
 alike (jumps capture nothing, so two cells name the move; `e5d4` and `e5 d4` read too).
@@ -115,7 +115,7 @@ alike (jumps capture nothing, so two cells name the move; `e5d4` and `e5 d4` rea
 Play it yourself: `python -m sky_envs.play --env scala_v0 --opponent greedy` (see the README's
 "Play and watch"); a recorded game: `docs/replays/scala_v0.gif`.
 
-## Observation
+### Observation
 
 `{"observation": float32 (14, 11, 5), "action_mask": int8 (7744,)}`. Index `[i, j]` is the
 cell of row `14 - i`, column `"abcdefghijk"[j]`: the same layout as the position text (row 14
@@ -132,7 +132,7 @@ actions are absolute cell numbers; the goal channels tell which way a seat plays
 
 The action mask is all zero for the seat not to move.
 
-## State
+### State
 
 `env.state()` (in `env.state_space`, float32) is the global state for centralised critics
 (MAPPO, RLlib's shared value function, TorchRL's `return_state`): the observations of all
@@ -140,12 +140,12 @@ The action mask is all zero for the seat not to move.
 then 2 planes, k all ones when `player_k` decides (all zeros once the game is over).
 Its bounds are the observation bounds for each block and [0, 1] for the last 2.
 
-## Rewards
+### Rewards
 
 +1 to the winner, -1 to the loser at the end, 0 on every other step and on a draw
 (`max_turns`).
 
-## Infos
+### Infos
 
 `infos[agent]` has the same numeric keys at every step from `reset` on (the dict is shared
 by all agents and new at each step): `turn` (int, decisions since reset), `phase` (int:
@@ -155,7 +155,7 @@ always 0), `scores` (float32[2]: stones on the board per seat; as of `reset`, th
 else -1). The details in words and lists (`stones`, `plies`; at the end `end`: `"goal"`, `"split"`, `"no_move"` or `"max_turns"`, and `winners`: a list of seats, empty on a draw)
 are `env.unwrapped.game_state.info()`, current at any time.
 
-## Position text
+### Position text
 
 The 14 rows from row 14 down to row 1, 11 characters each, no spaces: `#` no cell, `.` an
 empty cell (goals included), `O` Blue, `X` Red; then `to_move: O` or `to_move: X`, e.g. the
@@ -199,13 +199,13 @@ stones of a colour, both sides on their target goals, a missing or bad `to_move`
   it back gives the same finished game. It is the only addition to the notation and appears
   in no other position.
 
-## Rendering
+### Rendering
 
 `"ansi"`: the board with coordinates a..k and 1..14 (goals `*`), stone counts and whose
 turn it is. `"rgb_array"`: a picture of the diamond with coordinates, stones in blue/red
 (the last moved stone marked `*`), each goal tinted in the colour of the side attacking it.
 
-## Version History
+### Version History
 
 * v0: initial release (sky_envs 0.1.0)
 """

@@ -32,7 +32,7 @@ env = sky_envs.make("sky_scrapers_v0", board="random", positioning="strategic", 
 
 % reference
 
-## Options (`sky_envs.make("sky_scrapers_v0", **options)`)
+### Options (`sky_envs.make("sky_scrapers_v0", **options)`)
 
 | option | default | meaning |
 |---|---|---|
@@ -53,7 +53,7 @@ beyond its bound (checked before anything is built), a board too
 small for the tiles (or with fewer cells than players), standard positioning on a board
 whose colours come out unequal (or on a random board), a disconnected mask.
 
-## Actions
+### Actions
 
 | range | meaning |
 |---|---|
@@ -65,7 +65,7 @@ A move is legal when the stack is the mover's (its top tile), every cell crossed
 landing cell are board cells, and the landing cell holds a tile. With `lines="hex"` only
 d in {0, 1, 2, 4, 5, 6} are ever legal, with `"orthogonal"` only {0, 2, 4, 6}.
 
-## Move notation (`state.action_to_string` / `state.string_to_action`)
+### Move notation (`state.action_to_string` / `state.string_to_action`)
 
 Cells are named by column letter and row number, row 1 at the top (`a1` is the top-left
 box cell, `b3` row index 2, column index 1; the ansi board is labelled so):
@@ -79,7 +79,7 @@ box cell, `b3` row index 2, column index 1; the ansi board is labelled so):
 Play it yourself: `python -m sky_envs.play --env sky_scrapers_v0 --opponent greedy` (see the README's
 "Play and watch"); a recorded game: `docs/replays/sky_scrapers_v0.gif`.
 
-## Observation
+### Observation
 
 `{"observation": float32 (rows, cols, P + 4), "action_mask": int8 (9B + 2,)}`, from the
 observing seat's point of view (P = players):
@@ -94,7 +94,7 @@ observing seat's point of view (P = players):
 
 The action mask is all zero for every seat except the one to decide.
 
-## State
+### State
 
 `env.state()` (in `env.state_space`, float32) is the global state for centralised critics
 (MAPPO, RLlib's shared value function, TorchRL's `return_state`): the observations of all
@@ -102,13 +102,13 @@ P seats concatenated along the last axis (block k is `observe("player_k")["obser
 then P planes, k all ones when `player_k` decides (all zeros once the game is over).
 Its bounds are the observation bounds for each block and [0, 1] for the last P.
 
-## Rewards
+### Rewards
 
 At the end (no seat can move): the seat(s) with the most sky scrapers, ties broken by the
 tallest sky scraper, get +1, every other seat -1; if every seat ties (or nobody has a sky
 scraper) all get 0. `max_turns` truncates with 0 for all.
 
-## Infos
+### Infos
 
 `infos[agent]` has the same numeric keys at every step from `reset` on (the dict is shared
 by all agents and new at each step): `turn` (int, decisions since reset), `phase` (int:
@@ -118,12 +118,12 @@ by all agents and new at each step): `turn` (int, decisions since reset), `phase
 else -1). The details in words and lists (`skyscrapers` and `tallest` per seat, `colours`: seat -> colour letter, `phase`, `winners` at the end)
 are `env.unwrapped.game_state.info()`, current at any time.
 
-## Turn order
+### Turn order
 
 `player_0` moves first (standard positioning). A seat with no legal move is skipped; the
 last seat able to move keeps moving; the game ends when no seat can move.
 
-## Position text
+### Position text
 
 One line per row of the bounding box, tokens split by single spaces: `#` no cell, `.` empty
 cell, a colour letter and a height (`a1`, `b12`); then `to_move: <seat>` (default 0).
@@ -138,7 +138,7 @@ plus `tiles_left`) fit on the board's cells; a text beyond that raises `ValueErr
 the bound. A loaded position whose seat to move has no move passes the turn to the next
 seat that has one. The turn counter of `max_turns` is not part of a position.
 
-## Version History
+### Version History
 
 * v0: initial release (sky_envs 0.1.0)
 """

@@ -35,7 +35,7 @@ env = sky_envs.make("skybridge_v0", players=3, variant="classic", render_mode="r
 
 % reference
 
-## Options (`sky_envs.make("skybridge_v0", **options)`)
+### Options (`sky_envs.make("skybridge_v0", **options)`)
 
 | option | default | meaning |
 |---|---|---|
@@ -52,7 +52,7 @@ the valid ones), an unknown variant or reward, a seat count outside 2..4, a non-
 for an integer option (`2.0`, `True`, `"2"`), a size or count outside its range above, no
 blocks at all, more neutral blocks than colour 3 has.
 
-## Rules in brief (both variants)
+### Rules in brief (both variants)
 
 Height = storeys (tall 3, short 2, bridge 1, roof 0). A tower is *open* until roofed.
 * **Blocks** go on an open tower of the lowest height at which the own-colour rule allows
@@ -72,7 +72,7 @@ Height = storeys (tall 3, short 2, bridge 1, roof 0). A tower is *open* until ro
   adds the other tower's height when exactly one of them is roofed by that seat, and hA + hB
   more (both count double) when both are. Colour 3 with 3 seats scores for nobody.
 
-## Actions
+### Actions
 
 B = rows x cols foundations, `i = r * cols + c`; E = rows (cols - 1) + (rows - 1) cols
 edges: the horizontal ones ((r, c)-(r, c+1)) row-major first, then the vertical ones
@@ -88,7 +88,7 @@ edges: the horizontal ones ((r, c)-(r, c+1)) row-major first, then the vertical 
 Slot 0 is the seat's first colour; slot 1 its second colour (2 seats) or its neutral
 blocks (3 seats); slot 1 is never legal with 4 seats.
 
-## Move notation (`state.action_to_string` / `state.string_to_action`)
+### Move notation (`state.action_to_string` / `state.string_to_action`)
 
 Piece letter (`T` tall block, `S` short block, `R` roof, `B` bridge), colour digit (the
 colours the board lists per seat; 3 is the neutral colour with 3 seats), then where:
@@ -98,7 +98,7 @@ board is labelled so). Case and spaces do not matter (`t0 B2`).
 Play it yourself: `python -m sky_envs.play --env skybridge_v0 --opponent greedy` (see the README's
 "Play and watch"); a recorded game: `docs/replays/skybridge_v0.gif`.
 
-## Observation
+### Observation
 
 `{"observation": float32 (rows, cols, 34), "action_mask": int8 (N,)}`, from the observing
 seat's point of view. Colours are seat-relative: relative colour 0 is the observer's first
@@ -123,7 +123,7 @@ colour, then (2 seats) its second colour, then the next seats' colours in turn o
 Values lie in [0, `game.observation_high`] = [0, max(total storeys in play, largest
 piece count)]. The action mask is all zero except for the seat to place.
 
-## State
+### State
 
 `env.state()` (in `env.state_space`, float32) is the global state for centralised critics
 (MAPPO, RLlib's shared value function, TorchRL's `return_state`): the observations of all
@@ -131,14 +131,14 @@ P seats concatenated along the last axis (block k is `observe("player_k")["obser
 then P planes, k all ones when `player_k` decides (all zeros once the game is over).
 Its bounds are the observation bounds for each block and [0, 1] for the last P.
 
-## Rewards
+### Rewards
 
 Zero until the end. `reward="win"`: 2 seats +1 / -1, 0 for a tie; 3-4 seats: every seat
 with the highest score +1, every other -1, all 0 if every seat ties. `reward="score"`:
 seat s gets `score_s - mean(score of the other seats)` in raw points (unscaled; the rewards
 sum to zero; a rough scale is the board's total height). `max_turns` truncates with 0 for all.
 
-## Infos
+### Infos
 
 `infos[agent]` has the same numeric keys at every step from `reset` on (the dict is shared
 by all agents and new at each step): `turn` (int, decisions since reset), `phase` (int:
@@ -148,7 +148,7 @@ always 0), `scores` (float32[P]: points per seat by the variant's scoring; as of
 else -1). The details in words and lists (`scores`, `colours`: each seat's colour slots, `winners` at the end)
 are `env.unwrapped.game_state.info()`, current at any time.
 
-## Position text
+### Position text
 
 One line per foundation `r c:` followed by its pieces bottom to top: a colour digit and
 `T` tall, `S` short, `R` roof, or for a bridge end `B` plus the partner's direction `n`,
@@ -176,7 +176,7 @@ height), nothing on a roof, no bridge on a bridge, no bridge or roof on the bare
 colours and counts within what the game has in play (each supply count at most what its
 slot starts with); a bad one raises `ValueError` naming the line and the bound. A seat to move without a legal placement passes to the next seat that has one.
 
-## Decisions where the rules are silent
+### Decisions where the rules are silent
 
 * The own-colour rule applies to roofs too (in `seed` no roof directly on its own colour; in
   `classic` a roof spans [base, base + 1) for the touching test). "Own colour" is the
@@ -192,7 +192,7 @@ slot starts with); a bad one raises `ValueError` naming the line and the bound. 
 * The `max_turns` counter is the number of pieces on the board, so a position text
   determines the whole state.
 
-## Version History
+### Version History
 
 * v0: initial release (sky_envs 0.1.0)
 """

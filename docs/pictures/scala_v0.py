@@ -3,13 +3,10 @@ recorded game docs/replays/scala_v0.json move by move, and one set up by hand.""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import sky_envs
+from _replay import replay_states
 
 ENV_ID = "scala_v0"
-REPLAY = Path(__file__).resolve().parent.parent / "replays" / f"{ENV_ID}.json"
 
 # Blue to move: f12 jumps over the red stone on f13 into the goal f14
 GOAL_WIN = """\
@@ -30,20 +27,9 @@ GOAL_WIN = """\
 to_move: O"""
 
 
-def _replay_states(game):
-    """Every position of the recorded game, the start first."""
-    record = json.loads(REPLAY.read_text())
-    state = game.state_from_text(record["start"])
-    states = [state.clone()]
-    for move in record["moves"]:
-        state.apply(state.string_to_action(move["text"]))
-        states.append(state.clone())
-    return states
-
-
 def pictures() -> dict:
     game = sky_envs.make_game(ENV_ID)
-    states = _replay_states(game)
+    states = replay_states(game)
     goal = game.state_from_text(GOAL_WIN)
     won = goal.clone()
     won.apply(won.string_to_action("f12-f14"))

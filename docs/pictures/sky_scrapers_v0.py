@@ -4,29 +4,15 @@ the options that change the board or the set-up."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
 
 import sky_envs
+from _replay import replay_states
 
 ENV_ID = "sky_scrapers_v0"
-REPLAY = Path(__file__).resolve().parent.parent / "replays" / f"{ENV_ID}.json"
 
 # strategic positioning on a 4x4 board: the placements made so far, in turn order
 PLACEMENTS = ["+b2", "+c3", "+c2", "+b3", "+a1", "+d4"]
-
-
-def _replay_states(game):
-    """Every position of the recorded game, the start first."""
-    record = json.loads(REPLAY.read_text())
-    state = game.state_from_text(record["start"])
-    states = [state.clone()]
-    for move in record["moves"]:
-        state.apply(state.string_to_action(move["text"]))
-        states.append(state.clone())
-    return states
 
 
 def _start(seed: int = 0, **options):
@@ -36,7 +22,7 @@ def _start(seed: int = 0, **options):
 
 def pictures() -> dict:
     game = sky_envs.make_game(ENV_ID)
-    states = _replay_states(game)
+    states = replay_states(game)
     out = {
         "start": game.render_rgb(states[0]),
         "first_move": game.render_rgb(states[1]),       # after c5>N

@@ -4,13 +4,10 @@ bridge of the "classic" variant played from a position set up by hand."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import sky_envs
+from _replay import replay_states
 
 ENV_ID = "skybridge_v0"
-REPLAY = Path(__file__).resolve().parent.parent / "replays" / f"{ENV_ID}.json"
 
 # classic variant: two tall blocks side by side on a1 and b1, the rest of the board empty
 CLASSIC_TOWERS = """\
@@ -30,20 +27,9 @@ supply 1 1: T=4 S=4 B=1 R=2
 to_move: 0"""
 
 
-def _replay_states(game):
-    """Every position of the recorded game, the start first."""
-    record = json.loads(REPLAY.read_text())
-    state = game.state_from_text(record["start"])
-    states = [state.clone()]
-    for move in record["moves"]:
-        state.apply(state.string_to_action(move["text"]))
-        states.append(state.clone())
-    return states
-
-
 def pictures() -> dict:
     game = sky_envs.make_game(ENV_ID)
-    states = _replay_states(game)
+    states = replay_states(game)
     classic = sky_envs.make_game(ENV_ID, variant="classic")
     bridge = classic.state_from_text(CLASSIC_TOWERS)
     bridge.apply(bridge.string_to_action("B2a1-b1"))

@@ -2,17 +2,22 @@
 """
 # Scala
 
-Rules: `rules/scala.md` of the project (the contract), from the 1986 game by José W. Díaz
-(Skill Games). Two sides race to bring one stone into the goal they attack by steps and
-chains of jumps, while after every move the stones must hold together as one group mixing
-both colours: a move that splits them loses stones, or the game.
+The rules in full, with pictures: this env's page of the documentation,
+`docs/envs/scala_v0.md`.
+
+% summary
+
+Scala is the 1986 game by José W. Díaz (Skill Games). Two sides race to bring one stone
+into the goal they attack by steps and chains of jumps, while after every move the stones
+must hold together as one group mixing both colours: a move that splits them loses
+stones, or the game.
 
 | Creation           | `sky_envs.make("scala_v0")`, `pettingzoo.make("aec", "sky_envs/scala-v0")`, `scala_v0.env()` |
 |--------------------|--------------------------------------------------|
 | Actions            | Discrete                                         |
 | Parallel API       | No                                               |
 | Agents             | `agents= ['player_0', 'player_1']`               |
-| Agents             | 2                                                |
+| Num Agents         | 2                                                |
 | Action Shape       | (1,)                                             |
 | Action Values      | Discrete(7744) = 88 x 88, `from * 88 + to`       |
 | Observation Shape  | (14, 11, 5)                                      |
@@ -30,6 +35,8 @@ for agent in env.agent_iter():
     action = None if termination or truncation else env.action_space(agent).sample(obs["action_mask"])
     env.step(action)
 ```
+
+% reference
 
 ### Board
 
@@ -91,12 +98,12 @@ wins (the split is settled first, so a move that loses by rule 2 or 4 loses even
 reached the goal; a moved stone removed by rule 1 or 3 does not win).
 
 With `split_rule="illegal"` a move that would lose by rule 2 or 4 is illegal, and so
-(**decision**, filling a gap of the contract, after the published reading "the stone must
+(**decision**, filling a gap of the rules, after the published reading "the stone must
 stay connected to its group" and "it is not valid to separate the two colours completely")
 is a move after which the moved stone's group holds one colour only; after a legal split
 every stone not connected to the moved stone's group is removed (even a bigger mixed group).
 
-A player with no legal move loses (**decision** of the contract). Reaching `max_turns`
+A player with no legal move loses (**decision**: the original rules do not say). Reaching `max_turns`
 plies ends the game as a draw (truncation); a move that wins or loses on the last ply still
 counts, and the "no legal move" test is not made once `max_turns` is reached.
 
@@ -176,7 +183,7 @@ to_move: O
 the current one (exact round trip). Malformed text (a wrong row count or length, an unknown
 character, a stone or `.` on a hole or outside the diamond, `#` on a cell, more than 14
 stones of a colour, both sides on their target goals, a missing or bad `to_move`, a bad
-`winner` line) raises `ValueError` naming the line. **Decisions** where the contract is silent:
+`winner` line) raises `ValueError` naming the line. **Decisions** where the rules are silent:
 
 * a loaded position is taken as it stands: its stones may form several groups; the split
   rule applies after the next move. The ply counter of `max_turns` starts at 0.

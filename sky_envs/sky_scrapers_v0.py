@@ -2,8 +2,12 @@
 """
 # Sky Scrapers
 
-Rules: `rules/sky_scrapers.md` of the project (the contract), from the original Sky Scrapers
-rules. An abstract stacking game: a stack of height h moves exactly h cells in a straight
+The rules in full, with pictures: this env's page of the documentation,
+`docs/envs/sky_scrapers_v0.md`.
+
+% summary
+
+An abstract stacking game: a stack of height h moves exactly h cells in a straight
 line and must land on another stack; a stack of 4 or more tiles is a *sky scraper*; the
 most sky scrapers wins.
 
@@ -12,12 +16,21 @@ most sky scrapers wins.
 | Actions            | Discrete                                         |
 | Parallel API       | No                                               |
 | Agents             | `agents= ['player_0', 'player_1']` (or 4 seats)  |
-| Agents             | 2 or 4                                           |
+| Num Agents         | 2 or 4                                           |
 | Action Shape       | (1,)                                             |
 | Action Values      | Discrete(9B + 2), B = rows * cols (326 on the standard 6x6 board) |
 | Observation Shape  | (rows, cols, players + 4) (6, 6, 6 by default)   |
 | Observation Values | [0, B]: heights are tile counts (at most the board's cells) |
 | State Shape        | (rows, cols, P (P + 5)) ((6, 6, 14) by default): see State |
+
+```python
+import sky_envs
+env = sky_envs.make("sky_scrapers_v0", board="random", positioning="strategic", render_mode="rgb_array")
+# or: import pettingzoo; pettingzoo.make("aec", "sky_envs/sky_scrapers-v0")
+# or: from sky_envs import sky_scrapers_v0; sky_scrapers_v0.env()   (raw_env(): illegal moves raise)
+```
+
+% reference
 
 ### Options (`sky_envs.make("sky_scrapers_v0", **options)`)
 
@@ -62,6 +75,7 @@ box cell, `b3` row index 2, column index 1; the ansi board is labelled so):
 | `c3>NE` | move the stack on c3 north-east (directions N NE E SE S SW W NW); `c3-NE` and `c3 ne` read too |
 | `+c3` | place a tile on the empty cell c3 (strategic positioning; `c3` alone reads too) |
 | `a` / `b` | choose colour a or b (random positioning, 2 players) |
+
 Play it yourself: `python -m sky_envs.play --env sky_scrapers_v0 --opponent greedy` (see the README's
 "Play and watch"); a recorded game: `docs/replays/sky_scrapers_v0.gif`.
 

@@ -2,8 +2,13 @@
 """
 # Skybridge
 
-Rules: `rules/skybridge.md` of the project (the contract), from a Hungarian summary of
-*Skybridge* (Adam Ritchey, Gigamic 2006) and the published game. Seats take turns placing
+The rules in full, with pictures: this env's page of the documentation,
+`docs/envs/skybridge_v0.md`.
+
+% summary
+
+From a Hungarian summary of *Skybridge* (Adam Ritchey, Gigamic 2006) and the published
+game. Seats take turns placing
 one piece from their supply on a board of foundations: tall (3-storey) and short (2-storey)
 blocks go on the lowest level the colour rule allows, bridges join two equal towers,
 roofs close a tower. When nobody can place, towers score their height for their owner and
@@ -14,7 +19,7 @@ bridges earn bonuses; the most points wins.
 | Actions            | Discrete                                         |
 | Parallel API       | No                                               |
 | Agents             | `agents= ['player_0', 'player_1']` (or 3, 4 seats) |
-| Agents             | 2, 3 or 4                                        |
+| Num Agents         | 2, 3 or 4                                        |
 | Action Shape       | (1,)                                             |
 | Action Values      | Discrete(2 (3B + E)), B foundations, E edges (78 on the default 3x3) |
 | Observation Shape  | (rows, cols, 34) ((3, 3, 34) by default)        |
@@ -27,6 +32,8 @@ env = sky_envs.make("skybridge_v0", players=3, variant="classic", render_mode="r
 # or: import pettingzoo; pettingzoo.make("aec", "sky_envs/skybridge-v0")
 # or: from sky_envs import skybridge_v0; skybridge_v0.env()   (raw_env(): illegal moves raise)
 ```
+
+% reference
 
 ### Options (`sky_envs.make("skybridge_v0", **options)`)
 
@@ -45,7 +52,7 @@ the valid ones), an unknown variant or reward, a seat count outside 2..4, a non-
 for an integer option (`2.0`, `True`, `"2"`), a size or count outside its range above, no
 blocks at all, more neutral blocks than colour 3 has.
 
-### Rules in brief (both variants; `rules/skybridge.md` is normative)
+### Rules in brief (both variants)
 
 Height = storeys (tall 3, short 2, bridge 1, roof 0). A tower is *open* until roofed.
 * **Blocks** go on an open tower of the lowest height at which the own-colour rule allows
@@ -169,7 +176,7 @@ height), nothing on a roof, no bridge on a bridge, no bridge or roof on the bare
 colours and counts within what the game has in play (each supply count at most what its
 slot starts with); a bad one raises `ValueError` naming the line and the bound. A seat to move without a legal placement passes to the next seat that has one.
 
-### Decisions where the rules file is silent
+### Decisions where the rules are silent
 
 * The own-colour rule applies to roofs too (in `seed` no roof directly on its own colour; in
   `classic` a roof spans [base, base + 1) for the touching test). "Own colour" is the

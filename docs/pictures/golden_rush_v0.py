@@ -4,7 +4,7 @@ a finished game."""
 
 from __future__ import annotations
 
-from _play import played_picture
+from _helpers import played_picture
 
 ENV = "golden_rush_v0"
 

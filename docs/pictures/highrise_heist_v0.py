@@ -3,7 +3,7 @@ turn, a closing transfer, the swap, a closing placement and a finished game."""
 
 from __future__ import annotations
 
-from _play import played_picture
+from _helpers import played_picture
 
 ENV = "highrise_heist_v0"
 

@@ -4,7 +4,7 @@ recorded game docs/replays/scala_v0.json move by move, and one set up by hand.""
 from __future__ import annotations
 
 import sky_envs
-from _replay import replay_states
+from _helpers import replay_states
 
 ENV_ID = "scala_v0"
 

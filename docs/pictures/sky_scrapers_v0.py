@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 import sky_envs
-from _replay import replay_states
+from _helpers import replay_states
 
 ENV_ID = "sky_scrapers_v0"
 

@@ -10,7 +10,7 @@ from collections import Counter
 import numpy as np
 
 import sky_envs
-from _play import played_picture
+from _helpers import played_picture
 
 ENV = "sky_towers_v0"
 

@@ -5,7 +5,7 @@ bridge of the "classic" variant played from a position set up by hand."""
 from __future__ import annotations
 
 import sky_envs
-from _replay import replay_states
+from _helpers import replay_states
 
 ENV_ID = "skybridge_v0"
 

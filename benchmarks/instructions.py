@@ -1,13 +1,13 @@
 """Machine instructions per step of the env loop of ``throughput.py``, counted by callgrind.
 
-Timings on the shared 2-core machine move by 30% between runs; instruction counts do not
+Timings on a shared machine move with its load between runs; instruction counts do not
 depend on the load. For each env this runs the random-play loop of
 ``throughput.env_steps_per_second`` (its ``random_step``, the same seed) under
 ``valgrind --tool=callgrind`` twice, for ``--steps`` and for twice as many steps, and
 reports the difference per step (start-up and imports cancel out); ``connect_four_v3``
 (PettingZoo's) is accepted as an env id, and ``x c4`` is its count over the env's when it
 is among the ids. ``PYTHONHASHSEED`` is fixed, yet runs of the same code still differ by
-up to about 6% (memory addresses, garbage collection timing): a change smaller than that
+a few percent (memory addresses, garbage collection timing): a change smaller than that
 needs several runs. numba-compiled kernels are compiled (and cached) in an unmeasured
 first run. Needs ``valgrind`` on PATH. Example::
 

@@ -16,7 +16,7 @@ Per env (default options) it reports:
   median over the rounds is reported. Within a round the two loops take turns in short
   slices (``--slices``, whole games each), so that both meet the same machine: the
   machine's speed drifts by tens of percent within seconds (other jobs, clock speed), and
-  a ratio of two back-to-back one-second measurements moved by ±30% between rounds.
+  a ratio of two back-to-back one-second measurements moved by tens of percent between rounds.
 * ``raw dec/s``: decisions per second of random play on the State API alone (the mover's
   ``observation``, ``legal_actions``, then ``apply``; a new game when one ends): what search
   agents and evaluation tournaments spend their time in. OpenSpiel's C++ ``connect_four``

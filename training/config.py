@@ -21,12 +21,12 @@ DEFAULTS: dict[str, Any] = {
         "seed": 0,
         "checkpoint_every": 20_000,  # steps between checkpoints, pool updates and quick evaluations
         "quick_eval_games": 20,     # games against each baseline at every checkpoint
-        "torch_threads": 1,         # small networks: more threads only contend (measured)
+        "torch_threads": 1,         # small networks: more threads only contend for the cores
         "init_from": None,          # a checkpoint whose weights the network starts from (fine-tuning); None: random
     },
     # MaskablePPO's arguments; a rollout is n_envs * n_steps learner steps (4096 here), trained
     # on in n_epochs passes of batch_size: two passes of large batches keep the update from
-    # dominating the step (measured: 4 passes of 512 learn a little more per step, ~25% slower)
+    # dominating the step (more, smaller passes cost more per step and learned no more)
     "ppo": {
         "n_steps": 32, "batch_size": 1024, "n_epochs": 2, "learning_rate": 1.0e-3,
         "gamma": 0.99, "gae_lambda": 0.95, "ent_coef": 0.01, "clip_range": 0.2, "vf_coef": 0.5,

@@ -251,10 +251,11 @@ class GameState(ABC):
     their MRO does, so instances have no ``__dict__``) and set all of them in ``__init__``.
     Such a class gets ``_shallow_copy()``, a copy of every slot generated for it, which
     their ``clone`` builds on. Why slots: search plays almost all of its moves on clones,
-    and under CPython 3.11 a state copied through its ``__dict__`` plays 5-15% slower than
-    one built by ``__init__`` (reading ``__dict__`` turns an instance's inline attribute
-    values into a real dict); with slots MCTS ran 11-22% more simulations per second in
-    every game. Games without slots keep working (``clone`` deep-copies them).
+    and under CPython a state copied through its ``__dict__`` is slower to play on than one
+    built by ``__init__`` (reading ``__dict__`` turns an instance's inline attribute values
+    into a real dict, and attribute access leaves the interpreter's specialised fast path);
+    a copy of the slots keeps clones as fast as fresh states. Games without slots keep
+    working (``clone`` deep-copies them).
     """
 
     __slots__ = ()

@@ -1,5 +1,6 @@
-"""The speed benchmark runs and reports what README's speed section reads from it (its
-timings are never asserted: they depend on the machine)."""
+"""The speed benchmark runs and reports every figure the benchmarks guide
+(docs/guides/benchmarks.md) reads from it (its timings are never asserted: they depend on the
+machine)."""
 
 import json
 import sys

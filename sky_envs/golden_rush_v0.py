@@ -7,7 +7,7 @@ two-phase turn as `highrise_heist_v0` (which shares this env's rules engine), on
 laid out as a cross: the golden centre and two arm stands per seat.
 The rules explained with pictures: the docs page of this env (`docs/envs/golden_rush_v0.md`).
 Play it yourself: `python -m sky_envs.play --env golden_rush_v0 --opponent greedy` (see the
-README's "Play and watch"); a recorded game: `docs/replays/golden_rush_v0.gif`.
+guide "Play and watch", docs/guides/play_and_watch.md); a recorded game: `docs/replays/golden_rush_v0.gif`.
 
 <!-- table -->
 

@@ -10,7 +10,7 @@ whoever owns more of them wins, the golden one breaking a 5:5 tie. The 4-seat mo
 `golden_rush_v0`; both share one rules engine (`sky_envs/games/highrise_heist/`).
 The rules explained with pictures: the docs page of this env (`docs/envs/highrise_heist_v0.md`).
 Play it yourself: `python -m sky_envs.play --env highrise_heist_v0 --opponent greedy` (see the
-README's "Play and watch"); a recorded game: `docs/replays/highrise_heist_v0.gif`.
+guide "Play and watch", docs/guides/play_and_watch.md); a recorded game: `docs/replays/highrise_heist_v0.gif`.
 
 <!-- table -->
 

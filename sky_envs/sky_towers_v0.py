@@ -7,7 +7,7 @@ deck build towers of cards that sum to exactly 21, claim bonuses and block their
 neighbours; the most yellow sails wins.
 The rules explained with pictures: the docs page of this env (`docs/envs/sky_towers_v0.md`).
 Play it yourself: `python -m sky_envs.play --env sky_towers_v0 --opponent greedy` (see the
-README's "Play and watch"); a recorded game: `docs/replays/sky_towers_v0.gif`.
+guide "Play and watch", docs/guides/play_and_watch.md); a recorded game: `docs/replays/sky_towers_v0.gif`.
 
 <!-- table -->
 

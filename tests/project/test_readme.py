@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 from tests import REPO_ROOT
+from tests.project.snippet_support import python_blocks
 
 README = REPO_ROOT / "README.md"
 MAX_LINES = 150
@@ -14,11 +15,6 @@ MAX_LINES = 150
 def command_after(marker: str) -> str:
     """The line under ``# <marker>:`` in README's first code block (what ``.ci/run`` reads)."""
     return README.read_text().split(f"# {marker}:", 1)[1].split("\n")[1]
-
-
-def python_blocks(text: str) -> list[str]:
-    """The ```python blocks of a Markdown text, in order."""
-    return re.findall(r"```python\n(.*?)```", text, flags=re.S)
 
 
 def test_the_readme_is_short():
@@ -53,3 +49,12 @@ def test_the_main_job_trains_and_ends_with_an_evaluation_table(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert "policy vs random" in done.stdout and "policy vs mcts" in done.stdout
     assert (tmp_path / "run" / "final.pt").is_file() and (tmp_path / "run" / "evaluation.json").is_file()
+
+
+def test_every_link_of_the_readme_resolves():
+    """Relative links and images (docs pages, GIFs, LICENSE...) name files of the checkout."""
+    targets = re.findall(r"\]\(([^)\s]+)\)", README.read_text())
+    local = [target.split("#", 1)[0] for target in targets if "://" not in target and not target.startswith("#")]
+    assert local, "README.md links nothing of the checkout"
+    missing = [target for target in local if not (REPO_ROOT / target).exists()]
+    assert not missing, f"README.md links files that do not exist: {missing}"

@@ -34,7 +34,6 @@ from sky_envs.agents import save_checkpoint
 from sky_envs.agents.checkpoint import policy_metadata
 from sky_envs.agents.network import game_layout, policy_class, policy_kwargs
 from sky_envs.core.registry import canonical_id, make_game
-from .collector import make_collector
 from .evaluate import evaluate_policy
 from .progress import RolloutCycles
 from .run_folder import CHECKPOINTS, MODEL, STATE, atomic_write, read_state, remove_leftovers, write_state
@@ -42,6 +41,7 @@ from .seat_buffer import PerSeatRolloutBuffer
 from .signals import deferred_interrupts, interrupts_as_keyboard
 from .tournament import quick_scores
 from .warm_start import initial_weights
+from .workers import make_collector
 
 
 class SelfPlayRun:

@@ -194,7 +194,7 @@ class IterationGames:
 
 
 class ExpertIterationRun:
-    """One expert-iteration run; ``train()`` then ``evaluate()`` (the interface of SelfPlayRun)."""
+    """One expert-iteration run; ``train()`` then ``evaluate()`` (a :class:`~training.learner.Learner`)."""
 
     def __init__(self, config: dict, run_dir: str | Path, progress: bool = True, log=print):
         import torch

@@ -45,7 +45,7 @@ from .workers import make_collector
 
 
 class SelfPlayRun:
-    """One training run; ``train()`` then ``evaluate()``."""
+    """One self-play PPO run; ``train()`` then ``evaluate()`` (a :class:`~training.learner.Learner`)."""
 
     def __init__(self, config: dict, run_dir: str | Path, progress: bool = True, log=None):
         self.config = config

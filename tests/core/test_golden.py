@@ -46,7 +46,8 @@ def test_a_changed_line_is_reported_with_its_line_number():
     recorded = ["# header", "state 0:", "  a1", "action 0: a1>E (id 2)", "returns: 1 -1"]
     played = ["# header", "state 0:", "  a1", "action 0: a1>S (id 4)", "returns: 1 -1"]
     report = first_difference(recorded, played, "x.txt")
-    assert "at line 4" in report and "recorded: action 0: a1>E (id 2)" in report and "now:      action 0: a1>S" in report
+    assert "at line 4" in report and "recorded: action 0: a1>E (id 2)" in report
+    assert "now:      action 0: a1>S (id 4)" in report
     assert first_difference(recorded, recorded, "x.txt") == ""
 
 

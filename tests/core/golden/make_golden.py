@@ -1,23 +1,25 @@
 """Write the golden playthroughs: seeded random games of every env, recorded fact by fact.
 
-    python -m tests.core.golden.make_golden     # from the repo root: rewrite every file (after a deliberate rules change)
+    python -m tests.core.golden.make_golden   # from the repo root: rewrite every file (after a rules change)
 
 One text file per configuration, ``<env_id>_seed<seed>.txt`` (each configuration of an env
-has its own seed), one fact per line, as OpenSpiel's playthroughs are: per decision ``i`` the
-position text (``state i:``, then the text as an indented block), the seat to move, that
-seat's own observation (hidden information stays hidden), the legal actions in the game's
-notation (comma-separated) and as action ids, and the action chosen (uniformly at random from the legal ones,
-by a generator seeded with ``seed + 1000``); at the end the final position, the returns and
-the winners. ``tests/core/test_golden.py`` regenerates every file's lines from the code and
-compares them line by line: any change in behaviour shows up as a diff.
+has its own seed), one fact per line, as OpenSpiel's playthroughs are: per decision ``i``
+the position text (``state i:``, then the text as an indented block), the seat to move,
+that seat's own observation (hidden information stays hidden), the legal actions in the
+game's notation (comma-separated) and as action ids, and the action chosen (uniformly at
+random from the legal ones, by a generator seeded with ``seed + 1000``); at the end the
+final position, the returns and the winners. There are no per-decision rewards: every
+game rewards only at its end, with the returns. ``tests/core/test_golden.py`` regenerates
+every file's lines from the code and compares them line by line: any change in behaviour
+shows up as a diff.
 
 Observations are written as their nonzero entries: for a board tensor ``(rows, cols,
 planes)`` one ``p<plane>:`` group per plane with nonzero cells, each cell ``<row>.<col>``
 (``=<value>`` where the value is not 1); for a flat vector the nonzero indices the same way.
-Every decision's observation has a digest (``observation_sha256 i:``, the first 16 hex digits
-of the SHA-256 of its float32 bytes and shape); the entries themselves are written every
-``observation_every`` decisions (see each file's header; 1: every decision) so that the long
-games' files stay small.
+Every decision's observation has a digest (``observation_sha256 i:``, the first 16 hex
+digits of the SHA-256 of its shape and float32 bytes); the entries themselves are written
+every decision, or every k-th in the long games of :data:`OBSERVATION_EVERY` (each file's
+header says which), so that their files stay small.
 """
 
 from __future__ import annotations
@@ -68,7 +70,8 @@ def observation_text(observation: np.ndarray) -> str:
     for plane in range(observation.shape[-1]):
         rows, cols = np.nonzero(observation[..., plane])
         if rows.size:
-            groups.append(f"p{plane}: " + cells(observation[rows, cols, plane], [f"{r}.{c}" for r, c in zip(rows, cols)]))
+            names = [f"{r}.{c}" for r, c in zip(rows, cols)]
+            groups.append(f"p{plane}: " + cells(observation[rows, cols, plane], names))
     return " ; ".join(groups) or "-"
 
 

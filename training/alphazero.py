@@ -128,8 +128,73 @@ def expert_results(expert, states: list) -> list[tuple]:
     return out
 
 
+VALUE_TARGET_WEIGHT = {"outcome": 0.0, "search": 1.0, "mean": 0.5}  # the search's share of each value target
+
+
+def value_target(outcome: float, root_value: float | None, weight: float) -> float:
+    """A decision's value target: the game's outcome for the mover, mixed with the search's
+    root value by ``weight`` (``alphazero.value_target``; the outcome alone without a root value)."""
+    return outcome if root_value is None or weight == 0 else (1 - weight) * outcome + weight * root_value
+
+
+def policy_target(visits: np.ndarray, shares: np.ndarray, kind: str) -> np.ndarray:
+    """A decision's policy target: the visit shares, or with ``alphazero.policy_target: best``
+    the most visited moves in equal shares (the moves the search plays, not those it only tried)."""
+    if kind == "best":
+        best = visits == visits.max()
+        return best / best.sum()
+    return shares
+
+
+class IterationGames:
+    """One iteration's games: their states, who plays each seat, the decisions recorded so
+    far, and the samples and baseline scores of the games that have ended."""
+
+    def __init__(self, states: list, opponent_of: list, searched_seat: list[int], value_weight: float):
+        self.states, self.opponent_of, self.searched_seat = states, opponent_of, searched_seat
+        self.value_weight = value_weight
+        self.records: list[list[tuple]] = [[] for _ in states]  # (observation, seat, actions, target, root value)
+        self.samples: list[tuple] = []                            # (observation, actions, target, value)
+        self.opponent_results: dict[str, list[float]] = {}
+
+    def actor_of(self, g: int, seat: int):
+        """The baseline that plays ``seat`` of game ``g``; None: the seat is the searching learner's."""
+        opponent = self.opponent_of[g]
+        return None if opponent is None or seat == self.searched_seat[g] else opponent
+
+    def play_opponents(self, active: list[int]) -> list[int]:
+        """The baselines' moves, up to the learner's next decision in each game; ends the
+        games that finish on the way and returns those still going."""
+        advance(self.states, active, self.actor_of)
+        for g in active:
+            if self.states[g].current_player < 0:
+                self.finish(g)
+        return [g for g in active if self.states[g].current_player >= 0]
+
+    def finish(self, g: int) -> None:
+        """Game ``g`` has ended: its decisions become samples, valued by the outcome, and a
+        baseline game scores the learner (1 win, 0.5 draw, 0 loss)."""
+        state = self.states[g]
+        returns = state.returns() if state.is_terminal() else np.zeros(state.num_players)
+        self.samples.extend((obs, a, p, value_target(returns[seat], root, self.value_weight))
+                            for obs, seat, a, p, root in self.records[g])
+        if self.opponent_of[g] is not None:
+            self.opponent_results.setdefault(self.opponent_of[g].name, []).append(
+                (1.0 + float(np.sign(returns[self.searched_seat[g]]))) / 2)
+
+    def chunk(self) -> dict[str, np.ndarray]:
+        """The samples as one replay chunk (sparse targets: the legal actions and their shares)."""
+        samples = self.samples
+        lengths = [len(a) for _, a, _, _ in samples]
+        return {"observations": np.stack([obs for obs, _, _, _ in samples]).astype(np.float32),
+                "offsets": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
+                "actions": np.concatenate([a for _, a, _, _ in samples]).astype(np.int32),
+                "shares": np.concatenate([p for _, _, p, _ in samples]).astype(np.float32),
+                "values": np.array([v for _, _, _, v in samples], dtype=np.float32)}
+
+
 class ExpertIterationRun:
-    """One expert-iteration run; ``train()`` then ``evaluate()`` (the interface of SelfPlayRun)."""
+    """One expert-iteration run; ``train()`` then ``evaluate()`` (a :class:`~training.learner.Learner`)."""
 
     def __init__(self, config: dict, run_dir: str | Path, progress: bool = True, log=print):
         import torch
@@ -166,84 +231,79 @@ class ExpertIterationRun:
 
     # ------------------------------------------------------------ self-play
     def play_games(self) -> dict[str, np.ndarray]:
-        """One iteration's games; returns their samples as one chunk."""
+        """One iteration's games; returns their samples as one chunk.
+
+        Round by round: the baselines move up to the learner's next decisions, every waiting
+        decision is searched (by the run's PUCT search, or by the expert), the targets are
+        recorded and the learner's moves played (:meth:`play_decisions`)."""
         s = self.settings
         self.policy.set_training_mode(False)
-        search = PUCTSearch(NetworkEvaluator(self.policy), s["simulations"], s["c_puct"], rng=self.rng,
-                            root_noise=True, noise_fraction=s["noise_fraction"], noise_alpha=s["noise_alpha"],
-                            rollout_weight=s["rollout_weight"], rollout_policy=s["rollout_policy"], solver=s["solver"])
-        expert = None
-        if s["expert"]:
-            from sky_envs.agents import make_agent
-
-            expert = make_agent(s["expert"], env_id=self.env_id, env_options=self.options,
-                                seed=int(self.rng.integers(2**31)))
-        games = [self.game.new_initial_state(self.rng) for _ in range(s["parallel_games"])]
-        opponent_of, searched_seat = self.pick_opponents(len(games))
-
-        def actor_of(g: int, seat: int):  # None: the seat is the searching learner's
-            return None if opponent_of[g] is None or seat == searched_seat[g] else opponent_of[g]
-
-        records: list[list[tuple]] = [[] for _ in games]
-        weight = {"outcome": 0.0, "search": 1.0, "mean": 0.5}[s["value_target"]]
-
-        def value_target(outcome: float, root_value: float | None) -> float:
-            return outcome if root_value is None or weight == 0 else (1 - weight) * outcome + weight * root_value
-        samples = []
-        self.opponent_results: dict[str, list[float]] = {}
-
-        def finish(g: int) -> None:
-            state = games[g]
-            returns = state.returns() if state.is_terminal() else np.zeros(state.num_players)
-            samples.extend((obs, a, p, value_target(returns[seat], root)) for obs, seat, a, p, root in records[g])
-            if opponent_of[g] is not None:  # the learner's score: 1 win, 0.5 draw, 0 loss
-                self.opponent_results.setdefault(opponent_of[g].name, []).append(
-                    (1.0 + float(np.sign(returns[searched_seat[g]]))) / 2)
-
-        active = list(range(len(games)))
+        search = self.new_search()
+        expert = self.new_expert()
+        states = [self.game.new_initial_state(self.rng) for _ in range(s["parallel_games"])]
+        games = IterationGames(states, *self.pick_opponents(len(states)), VALUE_TARGET_WEIGHT[s["value_target"]])
+        self.opponent_results: dict[str, list[float]] = games.opponent_results
+        active = list(range(len(states)))
         while active:
-            advance(games, active, actor_of)  # opponents' moves, up to the learner's next decision
-            for g in active:
-                if games[g].current_player < 0:
-                    finish(g)
-            active = [g for g in active if games[g].current_player >= 0]
+            active = games.play_opponents(active)
             if not active:
                 break
-            results = expert_results(expert, [games[g] for g in active]) if expert else search.run([games[g] for g in active])
-            own = {}  # the games where the network plays the expert-labelled decision itself
-            if expert and s["expert_moves"] < 1.0:
-                mine = [g for g in active if self.rng.random() >= s["expert_moves"]]
-                own = dict(zip(mine, self.network_moves([games[g] for g in mine])))
-            still = []
-            for g, (actions, visits, root_value) in zip(active, results):
-                state = games[g]
-                player = state.current_player
-                shares = visits / visits.sum()
-                if s["policy_target"] == "best":  # the moves the search plays, not those it only tried
-                    best = visits == visits.max()
-                    target = best / best.sum()
-                else:
-                    target = shares
-                records[g].append((state.observation(player), player, actions, target.astype(np.float32), root_value))
-                if g in own:
-                    action = own[g]
-                elif len(records[g]) <= s["temperature_moves"]:
-                    action = int(actions[self.rng.choice(actions.size, p=shares)])
-                else:
-                    best = np.flatnonzero(visits == visits.max())
-                    action = int(actions[best[self.rng.integers(best.size)]])
-                state.apply_unchecked(action)
-                if state.current_player >= 0:
-                    still.append(g)
-                else:
-                    finish(g)
-            active = still
-        lengths = [len(a) for _, a, _, _ in samples]
-        return {"observations": np.stack([obs for obs, _, _, _ in samples]).astype(np.float32),
-                "offsets": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
-                "actions": np.concatenate([a for _, a, _, _ in samples]).astype(np.int32),
-                "shares": np.concatenate([p for _, _, p, _ in samples]).astype(np.float32),
-                "values": np.array([v for _, _, _, v in samples], dtype=np.float32)}
+            waiting = [states[g] for g in active]
+            results = expert_results(expert, waiting) if expert else search.run(waiting)
+            own = self.dagger_moves(games, active) if expert and s["expert_moves"] < 1.0 else {}
+            active = self.play_decisions(games, active, results, own)
+        return games.chunk()
+
+    def new_search(self) -> PUCTSearch:
+        """The iteration's PUCT search, guided by the current network, with root noise."""
+        s = self.settings
+        return PUCTSearch(NetworkEvaluator(self.policy), s["simulations"], s["c_puct"], rng=self.rng,
+                          root_noise=True, noise_fraction=s["noise_fraction"], noise_alpha=s["noise_alpha"],
+                          rollout_weight=s["rollout_weight"], rollout_policy=s["rollout_policy"], solver=s["solver"])
+
+    def new_expert(self):
+        """The ``alphazero.expert`` agent, seeded from the run's generator, or None."""
+        if not self.settings["expert"]:
+            return None
+        from sky_envs.agents import make_agent
+
+        return make_agent(self.settings["expert"], env_id=self.env_id, env_options=self.options,
+                          seed=int(self.rng.integers(2**31)))
+
+    def dagger_moves(self, games: "IterationGames", active: list[int]) -> dict[int, int]:
+        """DAgger (``alphazero.expert_moves`` below 1): the games, each drawn with the
+        network's share, where the network plays the expert-labelled decision itself, and
+        the network's move in each."""
+        mine = [g for g in active if self.rng.random() >= self.settings["expert_moves"]]
+        return dict(zip(mine, self.network_moves([games.states[g] for g in mine])))
+
+    def play_decisions(self, games: "IterationGames", active: list[int], results: list[tuple],
+                       own: dict[int, int]) -> list[int]:
+        """Record each searched decision (observation, policy target, root value) and play
+        the learner's move in its game; returns the games still going."""
+        still = []
+        for g, (actions, visits, root_value) in zip(active, results):
+            state = games.states[g]
+            player = state.current_player
+            shares = visits / visits.sum()
+            target = policy_target(visits, shares, self.settings["policy_target"])
+            games.records[g].append((state.observation(player), player, actions, target.astype(np.float32), root_value))
+            action = own[g] if g in own else self.learner_move(actions, visits, shares, len(games.records[g]))
+            state.apply_unchecked(action)
+            if state.current_player >= 0:
+                still.append(g)
+            else:
+                games.finish(g)
+        return still
+
+    def learner_move(self, actions: np.ndarray, visits: np.ndarray, shares: np.ndarray, decisions: int) -> int:
+        """The searched move played: sampled from the visit shares for a game's first
+        ``temperature_moves`` decisions (``decisions`` counts this one), later one of the
+        most visited at random."""
+        if decisions <= self.settings["temperature_moves"]:
+            return int(actions[self.rng.choice(actions.size, p=shares)])
+        best = np.flatnonzero(visits == visits.max())
+        return int(actions[best[self.rng.integers(best.size)]])
 
     def network_moves(self, states: list) -> list[int]:
         """The network's most likely legal action in each state (the raw policy's move)."""

@@ -251,13 +251,3 @@ def local_collector(env_id: str, env_options: dict, num_games: int, pool_config:
     return SelfPlayVecEnv(env_id, env_options, num_games, pool, seed=seed, first_slot=first_slot,
                           learn_from_latest=pool_config["learn_from_latest"])
 
-
-def make_collector(env_id: str, env_options: dict, num_games: int, pool_config: dict, seed: int = 0,
-                   processes: int = 1) -> GamesVecEnv:
-    """The self-play VecEnv of a run: ``num_games`` games, in this process or spread over
-    ``processes`` worker processes (:mod:`training.workers`)."""
-    if processes > 1:
-        from .workers import ProcessCollector
-
-        return ProcessCollector(env_id, env_options, num_games, pool_config, seed, processes)
-    return local_collector(env_id, env_options, num_games, pool_config, seed)

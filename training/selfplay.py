@@ -34,7 +34,6 @@ from sky_envs.agents import save_checkpoint
 from sky_envs.agents.checkpoint import policy_metadata
 from sky_envs.agents.network import game_layout, policy_class, policy_kwargs
 from sky_envs.core.registry import canonical_id, make_game
-from .collector import make_collector
 from .evaluate import evaluate_policy
 from .progress import RolloutCycles
 from .run_folder import CHECKPOINTS, MODEL, STATE, atomic_write, read_state, remove_leftovers, write_state
@@ -42,10 +41,11 @@ from .seat_buffer import PerSeatRolloutBuffer
 from .signals import deferred_interrupts, interrupts_as_keyboard
 from .tournament import quick_scores
 from .warm_start import initial_weights
+from .workers import make_collector
 
 
 class SelfPlayRun:
-    """One training run; ``train()`` then ``evaluate()``."""
+    """One self-play PPO run; ``train()`` then ``evaluate()`` (a :class:`~training.learner.Learner`)."""
 
     def __init__(self, config: dict, run_dir: str | Path, progress: bool = True, log=None):
         self.config = config

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from .alphazero import ExpertIterationRun
 from .config import load_config, resumed_config
+from .learner import Learner, LearnerClass
 from .selfplay import SelfPlayRun, default_run_dir
 from .signals import TrainingInterrupted, interrupts_as_keyboard
 
@@ -60,8 +61,8 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError("give --config FILE (or --resume RUN_DIR)")
             config = load_config(args.config, **overrides)
             run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(config["env"]["id"])
-        learner = ExpertIterationRun if config["train"]["algorithm"] == "alphazero" else SelfPlayRun
-        run = learner(config, run_dir, progress=not args.no_progress)
+        learner: LearnerClass = ExpertIterationRun if config["train"]["algorithm"] == "alphazero" else SelfPlayRun
+        run: Learner = learner(config, run_dir, progress=not args.no_progress)
         run.command = "python -m training.train " + " ".join(shlex.quote(arg) for arg in (argv or sys.argv[1:]))
     except ValueError as error:
         parser.error(str(error))

@@ -10,6 +10,9 @@ learner's own policy would), and pool checkpoints are loaded from their files.
 
 Workers ignore SIGINT and SIGTERM: the main process handles them (saving the run) and
 then closes the workers; a worker whose main process has gone exits when its pipe closes.
+
+:func:`make_collector` chooses between the two: a run's collector is built here, above
+:mod:`training.collector`, which knows nothing of worker processes.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import numpy as np
 from gymnasium import spaces
 
 from sky_envs.core.registry import make_game
-from .collector import GamesVecEnv
+from .collector import GamesVecEnv, local_collector
 
 
 def _worker(remote, parent_remote, env_id: str, env_options: dict, num_games: int, pool_config: dict, seed: int,
@@ -31,8 +34,6 @@ def _worker(remote, parent_remote, env_id: str, env_options: dict, num_games: in
     parent_remote.close()
     import cloudpickle
     import torch
-
-    from .collector import local_collector
 
     torch.set_num_threads(1)
     vec = local_collector(env_id, env_options, num_games, pool_config, seed, first_slot)
@@ -58,6 +59,16 @@ def _worker(remote, parent_remote, env_id: str, env_options: dict, num_games: in
         elif command == "close":
             break
     remote.close()
+
+
+def make_collector(env_id: str, env_options: dict, num_games: int, pool_config: dict, seed: int = 0,
+                   processes: int = 1) -> GamesVecEnv:
+    """The self-play VecEnv of a run: ``num_games`` games, in this process
+    (:func:`~training.collector.local_collector`) or spread over ``processes`` worker
+    processes (:class:`ProcessCollector`)."""
+    if processes > 1:
+        return ProcessCollector(env_id, env_options, num_games, pool_config, seed, processes)
+    return local_collector(env_id, env_options, num_games, pool_config, seed)
 
 
 class ProcessCollector(GamesVecEnv):

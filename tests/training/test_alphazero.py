@@ -299,3 +299,60 @@ def test_bad_experts_are_refused():
         with pytest.raises(ValueError, match="alphazero.expert must be null"):
             tiny_config(**{"alphazero.expert": bad})
     assert tiny_config(**{"alphazero.expert": "alphabeta"})["alphazero"]["expert"] == "alphabeta"
+
+
+# Digests of three iterations (play_games, then learn) of tiny runs, taken at the commit before
+# play_games was split into named steps: every sample (observation, legal actions, policy and
+# value targets), the baseline scores, the losses and the final weights, bit for bit. They
+# cover self-play with baselines in the pool (best-move and mean value targets), an alpha-beta
+# expert with DAgger, and a checkpoint's search as expert with DAgger and search value targets.
+# A digest moves when anything in expert iteration's numbers moves (or torch's CPU kernels do).
+GOLDEN_ITERATIONS = {
+    "selfplay_baselines": ({"alphazero.opponents": {"greedy": 0.25, "random": 0.25},
+                            "alphazero.policy_target": "best", "alphazero.value_target": "mean"},
+                           "27deb72cf69fce5d661afc7f9bb02cef30f743956e79358c850fda61175967be"),
+    "alphabeta_dagger": ({"alphazero.expert": "alphabeta@1", "alphazero.expert_moves": 0.5,
+                          "alphazero.opponents": {"random": 0.5}},
+                         "a6237104f3b95a8c6c7e142facf1684af0c7299eb54e8bfb3df15d40b4bdfcef"),
+    "checkpoint_dagger": ({"alphazero.expert": "TEACHER@4", "alphazero.expert_moves": 0.5,
+                           "alphazero.value_target": "search"},
+                          "f36c0aae5b9a8361be5dea8e3cd2d7e716fae245a3edf19bc695a81e3fb7c254"),
+}
+
+
+def iterations_digest(run, iterations: int = 3) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    for iteration in range(iterations):
+        chunk = run.play_games()
+        for key in sorted(chunk):
+            digest.update(key.encode())
+            digest.update(np.ascontiguousarray(chunk[key]).tobytes())
+        digest.update(json.dumps(run.opponent_results, sort_keys=True).encode())
+        run.buffer.add(chunk, f"iteration_{iteration + 1:06d}.npz")
+        digest.update(json.dumps(run.learn(len(chunk["values"])), sort_keys=True).encode())
+        run.iteration += 1
+    for name, tensor in sorted(run.policy.state_dict().items()):
+        digest.update(name.encode())
+        digest.update(tensor.numpy().tobytes())
+    return digest.hexdigest()
+
+
+@pytest.mark.parametrize("case", sorted(GOLDEN_ITERATIONS))
+def test_tiny_runs_give_their_recorded_samples_and_weights_bit_for_bit(tmp_path, case):
+    from sky_envs.agents.checkpoint import policy_metadata, save_checkpoint
+    from sky_envs.agents.network import build_policy, game_layout
+    from sky_envs.core.registry import make_game
+
+    settings, expected = GOLDEN_ITERATIONS[case]
+    settings = {**settings, "train.torch_threads": 1}
+    if settings.get("alphazero.expert", "").startswith("TEACHER"):
+        game = make_game(TINY["env.id"], **TINY["env.options"])
+        torch.manual_seed(7)
+        teacher = build_policy(TINY["policy"], game.observation_shape, game.num_actions, **game_layout(game))
+        path = save_checkpoint(tmp_path / "teacher.pt", teacher,
+                               policy_metadata(game, TINY["env.options"], TINY["policy"], algorithm="x", steps=0))
+        settings["alphazero.expert"] = f"{path}@4"
+    run = ExpertIterationRun(tiny_config(**settings), tmp_path / case, progress=False, log=quiet)
+    assert iterations_digest(run) == expected

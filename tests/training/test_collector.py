@@ -11,7 +11,7 @@ from tests.training.training_support import SMALL_NETWORK, TINY, one_torch_threa
 from training.actors import PolicyActor, advance
 from training.collector import SelfPlayVecEnv, local_collector
 from training.pool import OpponentPool
-from training.workers import ProcessCollector
+from training.workers import ProcessCollector, make_collector
 
 OPTIONS = TINY["env.options"]
 
@@ -97,7 +97,9 @@ def test_advance_batches_one_call_per_actor_per_round():
 
 def test_worker_processes_play_the_games_one_process_would():
     pool = {"latest": 0.5, "window": 0, "baselines": ["random", "greedy"], "learn_from_latest": True}
-    vec = ProcessCollector("sky_scrapers_v0", OPTIONS, 6, pool, seed=5, processes=2)
+    assert isinstance(make_collector("sky_scrapers_v0", OPTIONS, 3, pool, seed=5), SelfPlayVecEnv)
+    vec = make_collector("sky_scrapers_v0", OPTIONS, 6, pool, seed=5, processes=2)
+    assert isinstance(vec, ProcessCollector)
     try:
         seeds = np.random.SeedSequence(5).generate_state(2)
         blocks = [local_collector("sky_scrapers_v0", OPTIONS, 3, pool, int(seeds[0]), first_slot=0),

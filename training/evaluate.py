@@ -32,7 +32,8 @@ import shlex
 import sys
 from pathlib import Path
 
-from sky_envs.agents import BASELINES, make_agent, open_checkpoint
+from sky_envs.agents import BASELINES, make_agent
+from sky_envs.agents.checkpoint import open_checkpoint
 from sky_envs.core.registry import canonical_id, make_game
 from .config import load_config
 from .report import build_report, format_table, write_report

@@ -3,18 +3,56 @@
 Used to prove that ``sky_envs.register`` gives any State-protocol game the env for free.
 Seats take 1 or 2 stones in turn; whoever takes the last stone wins. With ``players=3``
 seat 1 never has a move (it is skipped), which exercises the env's seat skipping.
+
+It also shows the optional heuristic hooks (:class:`NimHeuristic`, set as
+``NimGame.heuristic``): Nim's theory judges a position exactly (a seat facing a multiple of
+3 stones loses against best play), so the greedy and alpha-beta agents play it perfectly.
+The worked example of ``docs/guides/add_your_own_game.md``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from sky_envs.core.state import Game, GameState
+from sky_envs.core.state import WIN, Game, GameState, Heuristic
 from sky_envs.core.text import parse_int, position_error, split_position
+
+
+def nim_value(stones: int, to_move: int, seat: int) -> float:
+    """+1 where ``seat`` wins Nim with best play from ``stones`` with ``to_move`` deciding
+    (-1: nobody, the game was cut short), else -1: the seat facing a multiple of 3 loses."""
+    return 1.0 if (stones % 3 == 0) == (to_move != seat) else -1.0
+
+
+class NimHeuristic(Heuristic):
+    """The optional hooks (:class:`~sky_envs.core.state.Heuristic`); each has a default."""
+
+    def value(self, state, seat):
+        return nim_value(state.stones, state.current_player, seat)
+
+    # search_value: not overridden, so alpha-beta judges its leaves by value() too
+
+    def move_values(self, states):
+        """Both actions' values from arithmetic, without playing them: exactly what
+        ``played_value`` gives (a won game is ``WIN``). With three seats (a skipped seat)
+        it covers nothing, and the agents play each action on a clone."""
+        out = []
+        for state in states:
+            if state.num_players != 2:
+                out.append(None)
+                continue
+            seat, values = state.current_player, []
+            for action in state.legal_actions().tolist():
+                left = state.stones - (action + 1)
+                cut = state.turns + 1 >= state.game.max_turns
+                values.append(WIN if left == 0 else nim_value(left, -1 if cut else 1 - seat, seat))
+            out.append(np.array(values, dtype=np.float64))
+        return out
 
 
 class NimGame(Game):
     name = "tiny_nim"
+    heuristic = NimHeuristic()
 
     def __init__(self, heap: int = 7, players: int = 2, max_turns: int = 100):
         if heap < 1:

@@ -59,9 +59,9 @@ from pathlib import Path
 import numpy as np
 
 from sky_envs.agents.checkpoint import policy_metadata, save_checkpoint
-from sky_envs.agents.network import build_policy, game_layout
-from sky_envs.agents.policy import NetworkEvaluator
-from sky_envs.agents.search import PUCTSearch, SearchAgent
+from sky_envs.agents.network import build_policy, forward, game_layout
+from sky_envs.agents.policy import NetworkEvaluator, SearchAgent
+from sky_envs.agents.search import PUCTSearch
 from sky_envs.core.registry import canonical_id, make_game
 from .evaluate import evaluate_policy
 from .actors import advance
@@ -348,11 +348,11 @@ class ExpertIterationRun:
                 which = self.rng.integers(len(symmetries), size=len(values))
                 observations, masks, targets = symmetries.transform(which, observations, masks, targets)
             obs = torch.as_tensor(observations)
-            latent_pi, latent_vf = self.policy.mlp_extractor(self.policy.extract_features(obs))
-            logits = self.policy.action_net(latent_pi).masked_fill(~torch.as_tensor(masks), -1e9)
+            logits, predicted = forward(self.policy, obs)
+            logits = logits.masked_fill(~torch.as_tensor(masks), -1e9)
             target = torch.as_tensor(targets)
             policy_loss = -(target * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
-            value_loss = ((self.policy.value_net(latent_vf)[:, 0] - torch.as_tensor(values)) ** 2).mean()
+            value_loss = ((predicted - torch.as_tensor(values)) ** 2).mean()
             self.optimizer.zero_grad()
             (policy_loss + value_loss).backward()
             torch.nn.utils.clip_grad_norm_(self.policy.parameters(), 5.0)

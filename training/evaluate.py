@@ -33,6 +33,7 @@ import sys
 from pathlib import Path
 
 from sky_envs.agents import BASELINES, make_agent
+from sky_envs.agents.checkpoint import open_checkpoint
 from sky_envs.core.registry import canonical_id, make_game
 from .config import load_config
 from .report import build_report, format_table, write_report
@@ -46,11 +47,11 @@ def evaluate_policy(env_id: str, options: dict, policy_path: str | Path, evaluat
     ``evaluation["search_simulations"]`` > 0) in a round robin with ``evaluation["opponents"]``;
     prints the table and writes ``evaluation.{json,csv,png}`` into ``out_dir`` (and with
     ``save_games`` a replay file per game into that folder)."""
-    entries = {"policy": make_agent(str(policy_path), env_id=env_id, env_options=options, seed=seed)}
+    checkpoint = open_checkpoint(policy_path, env_id, options)  # one load for the raw and the searched agent
+    entries = {"policy": make_agent(checkpoint, seed=seed)}
     if evaluation.get("search_simulations", 0) > 0:
         budget = evaluation["search_simulations"]
-        entries[f"policy@{budget}"] = make_agent(str(policy_path), env_id=env_id, env_options=options, seed=seed,
-                                                 search=budget)
+        entries[f"policy@{budget}"] = make_agent(checkpoint, seed=seed, search=budget)
     for name in evaluation["opponents"]:
         kwargs = {"simulations": evaluation["mcts_simulations"]} if name == "mcts" else {}
         entries[name] = make_agent(name, seed=seed, **kwargs)

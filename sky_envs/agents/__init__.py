@@ -7,16 +7,16 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 from sky_envs.agents.alphabeta import AlphaBetaAgent
 from sky_envs.agents.base import Agent, random_legal
 from sky_envs.agents.baselines import GreedyAgent, RandomAgent
 from sky_envs.agents.mcts import MCTSAgent
-from sky_envs.agents.checkpoint import CheckpointError, checkpoint_symmetries, load_checkpoint, save_checkpoint
-from sky_envs.agents.policy import PolicyAgent
-from sky_envs.agents.search import SearchAgent
+from sky_envs.agents.checkpoint import (Checkpoint, CheckpointError, checkpoint_symmetries, load_checkpoint,
+                                        open_checkpoint, save_checkpoint)
+from sky_envs.agents.policy import NetworkEvaluator, PolicyAgent, SearchAgent
+from sky_envs.agents.search import PUCTSearch
 
 BASELINES: dict[str, type[Agent]] = {"random": RandomAgent, "greedy": GreedyAgent, "mcts": MCTSAgent,
                                      "alphabeta": AlphaBetaAgent}
@@ -45,10 +45,14 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
       with ``N`` simulations guided by the policy (:class:`SearchAgent`; ``kwargs`` go to
       it, and the checkpoint's recorded ``search`` settings, e.g. ``rollout_weight``, are
       the defaults);
+    * a :class:`Checkpoint` already loaded (:func:`open_checkpoint`): the same agents, sharing
+      its network and game (``env_id`` and ``env_options`` were checked when it was opened);
     * an :class:`Agent`, returned as it is.
     """
     if isinstance(spec, Agent):
         return spec
+    if isinstance(spec, Checkpoint):
+        return _checkpoint_agent(spec, search, seed, kwargs)
     if not isinstance(spec, (str, os.PathLike)):
         raise ValueError(f"unknown agent {spec!r}: expected a baseline name, a checkpoint path or an Agent")
     text = str(spec)
@@ -68,17 +72,18 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
             kwargs[BUDGETS[base]] = search
         return BASELINES[base](seed=seed, **kwargs)
     if base.endswith(".pt"):
-        if search is None:
-            return PolicyAgent.load(base, env_id=env_id, env_options=env_options, seed=seed, **kwargs)
-        policy, metadata = load_checkpoint(base, env_id, env_options)
-        settings = {**metadata.get("search", {}), **kwargs}  # the checkpoint's recorded settings, overridable
-        agent = SearchAgent(policy, metadata, simulations=search, seed=seed,
-                            symmetries=checkpoint_symmetries(metadata, env_id, env_options), **settings)
-        agent.name = f"{Path(base).stem}@{search}"
-        return agent
+        return _checkpoint_agent(open_checkpoint(base, env_id, env_options), search, seed, kwargs)
     raise ValueError(f"unknown agent {text!r}: expected one of {sorted(BASELINES)} (mcts@N, alphabeta@N for a budget), "
                      "a checkpoint path ending in .pt (policy.pt@N for search), or an Agent instance")
 
 
-__all__ = ["BASELINES", "AlphaBetaAgent", "Agent", "CheckpointError", "GreedyAgent", "MCTSAgent", "PolicyAgent", "RandomAgent", "SearchAgent",
-           "load_checkpoint", "make_agent", "random_legal", "save_checkpoint", "split_spec"]
+def _checkpoint_agent(checkpoint: Checkpoint, search: int | None, seed: int | None, kwargs: dict) -> Agent:
+    """The raw policy of ``checkpoint``, or with ``search`` simulations its PUCT search."""
+    if search is None:
+        return PolicyAgent.from_checkpoint(checkpoint, seed=seed, **kwargs)
+    return SearchAgent.from_checkpoint(checkpoint, search, seed=seed, **kwargs)
+
+
+__all__ = ["BASELINES", "AlphaBetaAgent", "Agent", "Checkpoint", "CheckpointError", "GreedyAgent", "MCTSAgent",
+           "NetworkEvaluator", "PUCTSearch", "PolicyAgent", "RandomAgent", "SearchAgent", "checkpoint_symmetries",
+           "load_checkpoint", "make_agent", "open_checkpoint", "random_legal", "save_checkpoint", "split_spec"]

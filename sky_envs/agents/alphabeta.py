@@ -1,13 +1,12 @@
 """Depth-limited alpha-beta search on a game's heuristic, for two-seat games.
 
 A classical searcher: every line of play ``depth`` decisions deep, the positions at the
-end judged by :func:`~sky_envs.agents.heuristics.search_evaluate` (finished games by their
-returns), values backed up by minimax with alpha-beta cuts; among the best moves one is
-drawn at random. Turns need not alternate (a seat that decides twice in a row maximises
-twice). In Scala two plies of it score 0.85 against the one-ply greedy agent (142 wins, 55
-draws, 3 losses in 200 games): it sees the opponent's immediate reply, which greedy does
-not. Networks that imitate it (``alphazero.expert``) are the first stage of Scala's shipped
-network.
+end judged by the game's heuristic (``game.heuristic.search_value``,
+:class:`~sky_envs.core.state.Heuristic`; finished games by their returns), values backed up
+by minimax with alpha-beta cuts; among the best moves one is drawn at random. Turns need not
+alternate (a seat that decides twice in a row maximises twice). Two plies deep it sees the
+opponent's immediate reply, which the one-ply greedy agent does not; networks that imitate
+it (``alphazero.expert``) are the first stage of Scala's shipped network.
 """
 
 from __future__ import annotations
@@ -15,8 +14,7 @@ from __future__ import annotations
 import math
 
 from sky_envs.agents.base import Agent
-from sky_envs.agents.heuristics import WIN, search_evaluate
-from sky_envs.core.state import GameState
+from sky_envs.core.state import WIN, GameState
 
 
 class AlphaBetaAgent(Agent):
@@ -96,4 +94,4 @@ def _leaf(state: GameState, seat: int) -> float:
     """A finished game by its return (a cut at max_turns is a draw), else the heuristic."""
     if state.current_player < 0:
         return WIN * float(state.returns()[seat]) if state.is_terminal() else 0.0
-    return search_evaluate(state, seat)
+    return state.game.heuristic.search_value(state, seat)

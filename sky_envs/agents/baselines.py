@@ -7,7 +7,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from sky_envs.agents.base import Agent, random_legal
-from sky_envs.agents.heuristics import ACTION_VALUES, played_value
 from sky_envs.core.state import GameState
 
 
@@ -25,9 +24,10 @@ class GreedyAgent(Agent):
     result the game's heuristic likes best (ties broken at random).
 
     Hidden information is first resampled from the seat's point of view, so the agent
-    never uses cards it cannot see. Games listed in ``heuristics.ACTION_VALUES`` score all
-    their actions at once (the same values, from arrays; perfect-information games, so the
-    state itself is the world); the others play each action on a clone.
+    never uses cards it cannot see. Results are judged by the game's heuristic
+    (``game.heuristic``, :class:`~sky_envs.core.state.Heuristic`); a game whose heuristic has
+    array move values scores all its actions at once (the same values; perfect-information
+    games, so the state itself is the world), the others play each action on a clone.
     """
 
     name = "greedy"
@@ -44,9 +44,9 @@ class GreedyAgent(Agent):
         for k, state in enumerate(states):
             by_game.setdefault(id(state.game), []).append(k)
         for ks in by_game.values():
-            score = ACTION_VALUES.get(states[ks[0]].game.name)
-            if score is not None:
-                for k, scored in zip(ks, score([states[k] for k in ks])):
+            scored_states = states[ks[0]].game.heuristic.move_values([states[k] for k in ks])
+            if scored_states is not None:
+                for k, scored in zip(ks, scored_states):
                     values[k] = scored
         actions = []
         for state, scored in zip(states, values):
@@ -64,4 +64,5 @@ class GreedyAgent(Agent):
     @staticmethod
     def played_values(world: GameState, seat: int, legal: np.ndarray) -> np.ndarray:
         """The value of each legal action: play it on a clone, then judge the result."""
-        return np.array([played_value(world, seat, action) for action in legal.tolist()], dtype=np.float64)
+        heuristic = world.game.heuristic
+        return np.array([heuristic.played_value(world, seat, action) for action in legal.tolist()], dtype=np.float64)

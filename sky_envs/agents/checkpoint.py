@@ -7,8 +7,9 @@ allocate or hang, whatever the file holds:
 
 1. the file must be a regular file of at most :data:`MAX_FILE_BYTES`, a zip archive whose
    members unpack to at most :data:`MAX_UNPACKED_BYTES` (checked before torch reads it);
-2. ``torch.load(weights_only=True)``: a file that holds code or objects other than
-   tensors and plain data is refused;
+2. a TorchScript archive (a saved ``torch.jit`` module, which holds code) is refused
+   before torch reads it; then ``torch.load(weights_only=True)``: a file that holds code or
+   objects other than tensors and plain data is refused;
 3. every field's type is checked, and a SHA-256 over the metadata *and* the weights must
    match the one recorded at save time (an edited or corrupted file is refused);
 4. the network spec is bounded (:mod:`sky_envs.agents.network`) and every tensor's name
@@ -38,6 +39,7 @@ import math
 import os
 import tempfile
 import zipfile
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -125,9 +127,17 @@ def read_checkpoint(path: str | os.PathLike) -> tuple[dict, dict]:
     try:
         with zipfile.ZipFile(path) as archive:
             unpacked = sum(member.file_size for member in archive.infolist())
+            members = archive.namelist()
     except Exception as error:  # noqa: BLE001 - zipfile raises many kinds (bad names decode as UnicodeDecodeError)
         raise CheckpointError(f"{where} is damaged or truncated: not a torch zip archive "
                               f"({type(error).__name__}: {error})") from None
+    # torch.jit.save writes <name>/code/... and <name>/constants.pkl beside the data; torch.load
+    # refuses such a file with advice to load it unchecked, which would run its code
+    if any(member.partition("/")[2] == "constants.pkl" or member.partition("/")[2].startswith("code/")
+           for member in members):
+        raise CheckpointError(f"{where} is a TorchScript archive (a saved torch.jit module): it holds code, so "
+                              "sky_envs never loads it. Expected a checkpoint written by sky_envs "
+                              "(save_checkpoint, training.train), which holds weights and plain data only")
     if unpacked > MAX_UNPACKED_BYTES:
         raise CheckpointError(f"{where} unpacks to {unpacked:,} bytes: refused, the limit is {MAX_UNPACKED_BYTES:,}")
     try:
@@ -188,17 +198,55 @@ def _check_metadata(metadata: dict, where: str) -> None:
         raise CheckpointError(f"{where}: {error}") from None
 
 
-def load_checkpoint(path: str | os.PathLike, env_id: str | None = None,
-                    env_options: dict | None = None) -> tuple[Any, dict]:
-    """``(policy, metadata)`` from a checkpoint file, checked as the module docstring says.
+class Checkpoint:
+    """A checkpoint file read, checked and loaded once (:func:`open_checkpoint`): its
+    ``policy``, ``metadata`` and ``path``, the env it plays (``env_id``, ``env_options``: the
+    ones asked for, by default its own), that env's :class:`~sky_envs.core.state.Game`
+    (built once, on first use, unless the env check built it already) and the board
+    ``symmetries`` its network is averaged over (:func:`checkpoint_symmetries`). Agents made
+    from one :class:`Checkpoint` (``make_agent(checkpoint)``, raw or with search) share all of it."""
+
+    def __init__(self, path: str | os.PathLike | None, policy, metadata: dict, env_id: str | None = None,
+                 env_options: dict | None = None, game=None):
+        self.path = None if path is None else Path(path)
+        self.policy = policy
+        self.metadata = metadata
+        self.env_id = metadata["env_id"] if env_id is None else env_id
+        self.env_options = metadata["env_options"] if env_options is None else env_options
+        self._game = game
+
+    @property
+    def game(self):
+        if self._game is None:
+            from sky_envs.core.registry import make_game
+
+            self._game = make_game(self.env_id, **self.env_options)
+        return self._game
+
+    @cached_property
+    def symmetries(self):
+        if not self.metadata.get("average_symmetries", False):
+            return None
+        symmetries = self.game.symmetries
+        if symmetries is None:
+            raise CheckpointError(f"the checkpoint's network plays averaged over the board's symmetries, but "
+                                  f"{self.env_id} with options {self.env_options} has none (no board symmetries: "
+                                  "Game.symmetries is None)")
+        return symmetries
+
+    def __repr__(self) -> str:
+        return f"<Checkpoint {self.path} for {self.env_id}>"
+
+
+def open_checkpoint(path: str | os.PathLike, env_id: str | None = None, env_options: dict | None = None) -> Checkpoint:
+    """A checkpoint file, checked as the module docstring says, as a :class:`Checkpoint`.
 
     With ``env_id`` (and optionally ``env_options``, default: the checkpoint's own) the
     checkpoint must be for that env, with the observation and action shapes that env has.
     """
     metadata, state_dict = read_checkpoint(path)
     where = f"checkpoint {str(path)!r}"
-    if env_id is not None:
-        check_env(where, metadata, env_id, env_options)
+    game = check_env(where, metadata, env_id, env_options) if env_id is not None else None
     policy = build_policy(metadata["network"], metadata["observation_shape"], metadata["num_actions"],
                           action_cells=metadata.get("action_cells"), stack_moves=metadata.get("stack_moves"))
     expected = {name: tuple(tensor.shape) for name, tensor in policy.state_dict().items()}
@@ -209,11 +257,19 @@ def load_checkpoint(path: str | os.PathLike, env_id: str | None = None,
                               "are missing, unexpected or of another shape")
     policy.load_state_dict({name: tensor.float() for name, tensor in state_dict.items()})
     policy.set_training_mode(False)
-    return policy, metadata
+    return Checkpoint(path, policy, metadata, env_id, env_options, game)
 
 
-def check_env(where: str, metadata: dict, env_id: str, env_options: dict | None) -> None:
-    """The checkpoint described by ``metadata`` plays ``env_id`` with these options (its own by default)."""
+def load_checkpoint(path: str | os.PathLike, env_id: str | None = None,
+                    env_options: dict | None = None) -> tuple[Any, dict]:
+    """``(policy, metadata)`` of :func:`open_checkpoint`."""
+    checkpoint = open_checkpoint(path, env_id, env_options)
+    return checkpoint.policy, checkpoint.metadata
+
+
+def check_env(where: str, metadata: dict, env_id: str, env_options: dict | None):
+    """The checkpoint described by ``metadata`` plays ``env_id`` with these options (its own by
+    default): the env's :class:`~sky_envs.core.state.Game`, built for the check."""
     from sky_envs.core.registry import canonical_id, make_game
 
     if canonical_id(metadata["env_id"]) != canonical_id(env_id):
@@ -235,6 +291,7 @@ def check_env(where: str, metadata: dict, env_id: str, env_options: dict | None)
     if moves is not None and (game.stack_moves is None or moves != game.stack_moves.as_dict()):
         raise CheckpointError(f"{where} scores stack moves that {env_id} with options {options} does not have "
                               "(its stack_moves differ from the game's: another board box or lines)")
+    return game
 
 
 def checkpoint_symmetries(metadata: dict, env_id: str | None = None, env_options: dict | None = None):
@@ -244,18 +301,8 @@ def checkpoint_symmetries(metadata: dict, env_id: str | None = None, env_options
     ask for it (``average_symmetries``, recorded by ``training.ship``). Averaging the
     network's log-probabilities and values over every mirrored and rotated view of the
     position makes a network whose choices are exactly symmetric. ``CheckpointError`` if
-    that env has no symmetries."""
-    from sky_envs.core.registry import make_game
-
-    if not metadata.get("average_symmetries", False):
-        return None
-    env_id = metadata["env_id"] if env_id is None else env_id
-    options = metadata["env_options"] if env_options is None else env_options
-    symmetries = make_game(env_id, **options).symmetries
-    if symmetries is None:
-        raise CheckpointError(f"the checkpoint's network plays averaged over the board's symmetries, but {env_id} "
-                              f"with options {options} has none (no board symmetries: Game.symmetries is None)")
-    return symmetries
+    that env has no symmetries (:attr:`Checkpoint.symmetries`, what loaded checkpoints use)."""
+    return Checkpoint(None, None, metadata, env_id, env_options).symmetries
 
 
 def policy_metadata(game, options: dict, network: dict, **training: Any) -> dict:

@@ -251,6 +251,16 @@ def policy_kwargs(spec: dict, observation_shape, num_actions: int, action_cells=
     return kwargs
 
 
+def forward(policy, observations):
+    """``(logits, values)`` of ``policy`` (a policy :func:`build_policy` makes) for a batch of
+    observations (a float32 tensor): the action logits before any mask, and the value head's
+    estimate per observation. The one forward pass of the project's networks, which agents,
+    expert-iteration training and the RLlib module all call: SB3's own ``forward`` also
+    builds a distribution and samples, which costs more than a small network's pass."""
+    latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(observations))
+    return policy.action_net(latent_pi), policy.value_net(latent_vf)[:, 0]
+
+
 def build_policy(spec: dict, observation_shape, num_actions: int, learning_rate: float = 3e-4, action_cells=None,
                  stack_moves=None):
     """An untrained policy (:func:`policy_class`) for these shapes (size checked first);

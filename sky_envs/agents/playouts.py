@@ -4,13 +4,13 @@ network's value (``rollout_weight``).
 * ``"random"``: uniformly random legal moves (:meth:`GameState.random_playout`, what the
   MCTS baseline rolls out with).
 * ``"greedy"``: at each decision the one-ply best move by the game's array move values
-  (:data:`~sky_envs.agents.heuristics.ACTION_VALUES`, what the greedy agent plays; ties
+  (``game.heuristic.move_values``, :class:`~sky_envs.core.state.Heuristic`: what the greedy agent plays; ties
   broken at random), and a uniformly random one with probability :data:`GREEDY_EPSILON`,
   so that the playouts of one leaf differ. Where a move can swing the result until the last
   ply (Sky Scrapers: a stack landing on a sky scraper takes it), random playouts judge a
   position by blunders neither side would make; greedy ones cost a few times more per ply.
-  Only perfect-information games with move values (Sky Scrapers, Highrise Heist, Golden
-  Rush) have them: :func:`playout_error` says so for the others.
+  Only perfect-information games whose heuristic has move values have them (Sky Scrapers,
+  Highrise Heist, Golden Rush): :func:`playout_error` says so for the others.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from sky_envs.agents.heuristics import ACTION_VALUES
 from sky_envs.core.state import GameState
 
 PLAYOUTS = ("random", "greedy")
@@ -30,9 +29,9 @@ GREEDY_EPSILON = 0.1
 def playout_error(kind: str, game) -> str | None:
     """Why playouts of ``kind`` (one of :data:`PLAYOUTS`) cannot be played in ``game``, or
     None where they can."""
-    if kind == "greedy" and game.name not in ACTION_VALUES:
+    if kind == "greedy" and not game.heuristic.has_move_values:
         return (f"greedy playouts need the game's array move values, which {game.name} has not "
-                f"(games with them: {', '.join(sorted(ACTION_VALUES))}); use rollout_policy 'random'")
+                "(its heuristic has no move_values); use rollout_policy 'random'")
     return None
 
 
@@ -43,7 +42,7 @@ def greedy_playouts(states: Sequence[GameState], rng: np.random.Generator,
     game. The move values of all the unfinished playouts are asked for in one call per ply;
     each playout draws its own stream from ``rng`` first, so its moves do not depend on the
     others played with it. Decisions the values do not cover (a placement phase) are random."""
-    move_values = ACTION_VALUES[states[0].game.name] if states else None
+    move_values = states[0].game.heuristic.move_values if states else None
     picks = [random.Random(int(rng.integers(1 << 62))).random for _ in states]
     live = [k for k, state in enumerate(states) if state.current_player >= 0]
     while live:

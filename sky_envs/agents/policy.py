@@ -1,18 +1,21 @@
-"""Trained policies as agents: the raw policy, and the batched network calls search uses.
+"""Trained networks as agents: the batched network calls (:class:`NetworkEvaluator`), the
+raw policy (:class:`PolicyAgent`) and PUCT search guided by it (:class:`SearchAgent`).
 
-Checkpoint files are described in :mod:`sky_envs.agents.checkpoint`; networks in
-:mod:`sky_envs.agents.network`.
+Checkpoint files are described in :mod:`sky_envs.agents.checkpoint`, networks in
+:mod:`sky_envs.agents.network`, the search algorithm in :mod:`sky_envs.agents.search` (which
+needs only an evaluator, not a network).
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import numpy as np
 
 from sky_envs.agents.base import Agent
-from sky_envs.agents.checkpoint import checkpoint_symmetries, load_checkpoint
+from sky_envs.agents.checkpoint import Checkpoint, open_checkpoint
+from sky_envs.agents.network import forward
+from sky_envs.agents.search import PUCTSearch
 from sky_envs.core.state import GameState
 
 
@@ -21,8 +24,7 @@ class NetworkEvaluator:
 
     ``evaluator(observations, masks)`` -> ``(probabilities, values)``: the policy's
     distribution over the legal actions (``masks`` true) and its value estimate, for
-    the seat each observation belongs to. Calls the network's modules directly: SB3's
-    distribution objects cost more than the forward pass of a small network.
+    the seat each observation belongs to (:func:`~sky_envs.agents.network.forward`).
 
     With ``symmetries`` (:class:`~sky_envs.core.symmetry.BoardSymmetries`) the network sees
     every position in each of the board's symmetric views, in the same batch, and the
@@ -54,9 +56,7 @@ class NetworkEvaluator:
 
         with torch.no_grad():
             x = torch.as_tensor(np.asarray(observations, dtype=np.float32))
-            latent_pi, latent_vf = self.policy.mlp_extractor(self.policy.extract_features(x))
-            logits = self.policy.action_net(latent_pi)
-            values = self.policy.value_net(latent_vf)[:, 0]
+            logits, values = forward(self.policy, x)
             logits = logits.masked_fill(~torch.as_tensor(np.asarray(masks, dtype=bool)), -torch.inf)
         return logits, values
 
@@ -85,9 +85,13 @@ class PolicyAgent(Agent):
     @classmethod
     def load(cls, path: str | os.PathLike, env_id: str | None = None, env_options: dict | None = None,
              deterministic: bool = True, seed: int | None = None) -> PolicyAgent:
-        policy, metadata = load_checkpoint(path, env_id, env_options)
-        agent = cls(policy, metadata, deterministic, seed, checkpoint_symmetries(metadata, env_id, env_options))
-        agent.name = Path(path).stem
+        return cls.from_checkpoint(open_checkpoint(path, env_id, env_options), deterministic, seed)
+
+    @classmethod
+    def from_checkpoint(cls, checkpoint: Checkpoint, deterministic: bool = True, seed: int | None = None) -> PolicyAgent:
+        """The raw policy of a loaded checkpoint, named after its file."""
+        agent = cls(checkpoint.policy, checkpoint.metadata, deterministic, seed, checkpoint.symmetries)
+        agent.name = checkpoint.path.stem
         return agent
 
     def act(self, observation: dict, state: GameState | None = None) -> int:
@@ -105,3 +109,45 @@ class PolicyAgent(Agent):
         if not mask[action]:  # masked logits make this impossible; never hand back an illegal move
             raise RuntimeError(f"policy chose illegal action {action}")
         return action
+
+
+class SearchAgent(Agent):
+    """PUCT with a trained policy: the most visited action after ``simulations`` simulations.
+
+    ``leaves_per_call`` leaves are evaluated per network call (virtual loss): one call of
+    a small network costs about as much for 8 positions as for 1.
+    """
+
+    name = "search"
+    needs_state = True
+
+    def __init__(self, policy, metadata: dict | None = None, simulations: int = 200, c_puct: float = 1.5,
+                 leaves_per_call: int = 8, rollout_weight: float = 0.0, rollout_policy: str = "random",
+                 solver: bool = False, seed: int | None = None, symmetries=None):
+        super().__init__(seed)
+        self.metadata = metadata or {}
+        self.search = PUCTSearch(NetworkEvaluator(policy, symmetries), simulations, c_puct, rng=self.rng,
+                                 leaves_per_call=leaves_per_call, rollout_weight=rollout_weight,
+                                 rollout_policy=rollout_policy, solver=solver)
+
+    @classmethod
+    def from_checkpoint(cls, checkpoint: Checkpoint, simulations: int, seed: int | None = None,
+                        **settings) -> SearchAgent:
+        """Search with ``simulations`` guided by a loaded checkpoint's network, named
+        ``<file>@<simulations>``: the checkpoint's recorded ``search`` settings (e.g.
+        ``rollout_weight``) are the defaults of ``settings``."""
+        settings = {**checkpoint.metadata.get("search", {}), **settings}
+        agent = cls(checkpoint.policy, checkpoint.metadata, simulations=simulations, seed=seed,
+                    symmetries=checkpoint.symmetries, **settings)
+        agent.name = f"{checkpoint.path.stem}@{simulations}"
+        return agent
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.search.rng = self.rng
+
+    def act(self, observation: dict, state: GameState | None = None) -> int:
+        state = self._require_state(state)
+        (actions, visits, _), = self.search.run([state])
+        best = np.flatnonzero(visits == visits.max())
+        return int(actions[best[self.rng.integers(best.size)]])

@@ -13,22 +13,18 @@ learnt to guess it.
 ``rollout_weight`` λ > 0 mixes the network's value with the result of one playout from the
 leaf, ``(1 - λ) v + λ z`` (AlphaGo's mixing; not where the value is a known win): where a
 value head is still a poor judge, a playout's unbiased (if noisy) verdict adds what it
-misses, at the price of a playout per simulation. Measured on Sky Scrapers' shipped
-network, 100 simulations against MCTS with 400 (200 games): λ = 0 scores 0.32, λ = 0.5
-0.51. ``rollout_policy`` says how the playout moves (:mod:`~sky_envs.agents.playouts`):
-``"random"``, or ``"greedy"`` where the game has move values. A checkpoint records the
-settings it plays best with (``metadata["search"]``, see ``training.ship``);
-:func:`search_setting_error` says which values those may take.
+misses, at the price of a playout per simulation. ``rollout_policy`` says how the playout
+moves (:mod:`~sky_envs.agents.playouts`): ``"random"``, or ``"greedy"`` where the game has
+move values. :func:`search_setting_error` says which values these settings may take; a
+checkpoint may record the ones its network plays best with (``metadata["search"]``).
 
 With ``solver`` (MCTS-Solver, perfect-information games, whose moves have no chance) a
 finished game's result is also a proof: a position is proven when one of its moves wins for
 its chooser, or when every move is proven and the chooser takes the best. A descent that
 reaches a proven position backs up its exact result and goes no deeper, a proven move's
 exact value replaces its average, and a search whose root is proven ends early and puts
-its count on the moves that achieve the proven result. On the Sky Scrapers MLP network then
-shipped (searching with c_puct 0.8) that ends a quarter of the search time (endgame roots are solved in a few simulations:
-200 simulations 68 → 51 ms a move) and changes the result of 7 of 200 games against
-MCTS-400 (0.73 → 0.735): the moves it corrects are rare.
+its count on the moves that achieve the proven result: endgame roots are solved in a few
+simulations, so the search spends its time where the result is still open.
 
 Values are kept per seat, so a node's chooser is whoever decides there: this serves 2 to 4
 seats and turns made of several decisions. The network's value is for the seat to decide
@@ -39,8 +35,10 @@ baseline: every simulation starts from a world resampled from the deciding seat'
 legal when it was first expanded, narrowed to the ones legal in each sampled world.
 
 :class:`PUCTSearch` searches many positions in lockstep, one batched network call per
-round, which is what makes self-play training affordable on a CPU; :class:`SearchAgent`
-plays with it one position at a time.
+round, which is what makes self-play training affordable on a CPU; it needs only an
+evaluator (any ``(observations, masks) -> (probabilities, values)``), so it knows nothing of
+networks or checkpoints: :class:`~sky_envs.agents.policy.SearchAgent` plays a trained
+network with it one position at a time.
 """
 
 from __future__ import annotations
@@ -49,18 +47,19 @@ import math
 
 import numpy as np
 
-from sky_envs.agents.base import Agent
 from sky_envs.agents.playouts import PLAYOUTS, playout_error, playouts
 from sky_envs.core.state import GameState
 
 
-#: what a checkpoint may record under ``metadata["search"]``
+#: the settings of :class:`PUCTSearch` a checkpoint may record under ``metadata["search"]``
+#: (the ones its network plays best with, :mod:`~sky_envs.agents.checkpoint`)
 SEARCH_SETTINGS = ("c_puct", "rollout_weight", "rollout_policy", "leaves_per_call", "solver")
 
 
 def search_setting_error(name: str, value) -> str | None:
     """Why ``value`` cannot be the search setting ``name`` (one of :data:`SEARCH_SETTINGS`),
-    or None where it can. Whether a game has greedy playouts is checked when it is searched
+    or None where it can: the one check of these values, for :class:`PUCTSearch`'s arguments,
+    a checkpoint's ``metadata["search"]`` and training configs. Whether a game has greedy playouts is checked when it is searched
     (:func:`~sky_envs.agents.playouts.playout_error`)."""
     number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     if name == "c_puct":
@@ -295,34 +294,3 @@ class PUCTSearch:
                 node.visits[index] += 1
                 node.value_sum[index] += returns[node.player]
 
-
-class SearchAgent(Agent):
-    """PUCT with a trained policy: the most visited action after ``simulations`` simulations.
-
-    ``leaves_per_call`` leaves are evaluated per network call (virtual loss): one call of
-    a small network costs about as much for 8 positions as for 1.
-    """
-
-    name = "search"
-    needs_state = True
-
-    def __init__(self, policy, metadata: dict | None = None, simulations: int = 200, c_puct: float = 1.5,
-                 leaves_per_call: int = 8, rollout_weight: float = 0.0, rollout_policy: str = "random",
-                 solver: bool = False, seed: int | None = None, symmetries=None):
-        from sky_envs.agents.policy import NetworkEvaluator
-
-        super().__init__(seed)
-        self.metadata = metadata or {}
-        self.search = PUCTSearch(NetworkEvaluator(policy, symmetries), simulations, c_puct, rng=self.rng,
-                                 leaves_per_call=leaves_per_call, rollout_weight=rollout_weight,
-                                 rollout_policy=rollout_policy, solver=solver)
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self.search.rng = self.rng
-
-    def act(self, observation: dict, state: GameState | None = None) -> int:
-        state = self._require_state(state)
-        (actions, visits, _), = self.search.run([state])
-        best = np.flatnonzero(visits == visits.max())
-        return int(actions[best[self.rng.integers(best.size)]])

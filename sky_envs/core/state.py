@@ -169,6 +169,67 @@ class StackMoves:
                 f"cell_actions={self.cell_actions}, targets shape {self.targets.shape})")
 
 
+#: the heuristic value of a finished game, times the seat's return: more than any position's
+#: heuristic value, so a searcher takes a sure win and avoids a sure loss
+WIN = 1000.0
+
+
+def _lead(scores: Sequence[float], seat: int) -> float:
+    """``seat``'s score minus the best other seat's."""
+    return float(scores[seat] - max(s for i, s in enumerate(scores) if i != seat))
+
+
+class Heuristic:
+    """A game's cheap judgement of positions, the optional hooks of the baseline agents
+    (greedy, alpha-beta, greedy playouts of PUCT search). A game offers its own by setting
+    :attr:`Game.heuristic` to an instance of a subclass; every hook has a default, so a game
+    that defines none is still played by every agent.
+
+    * :meth:`value` (greedy, and the leaves of :meth:`search_value`'s default): higher is
+      better for ``seat``. Default: the score lead by ``state.info()["scores"]`` (own score
+      minus the best other seat's), 0 where the game reports no scores.
+    * :meth:`search_value` (the leaves of alpha-beta): what a searcher judges a position by,
+      where it differs from greedy's one-ply view. Default: :meth:`value`.
+    * :meth:`move_values` (greedy and greedy playouts, perfect-information games only): the
+      one-ply value of every legal action of many positions at once, without playing any
+      (e.g. from arrays). They must be exactly what :meth:`played_value` gives each action
+      (``tests/training/test_opponents.py`` checks this on random positions). Default: none
+      (``None``), and the agents play each action on a clone.
+
+    Hooks see a whole state and may read the game's own internals: a game's heuristic lives
+    beside its rules (``sky_envs/games/<game>/heuristic.py``), and the agents only call it.
+    """
+
+    def value(self, state: GameState, seat: int) -> float:
+        """The position's value for ``seat`` (unfinished positions; finished ones are judged
+        by their returns, see :meth:`played_value`)."""
+        scores = state.info().get("scores")
+        return 0.0 if scores is None else _lead(scores, seat)
+
+    def search_value(self, state: GameState, seat: int) -> float:
+        """The position's value for ``seat`` at a search leaf; :meth:`value` unless overridden."""
+        return self.value(state, seat)
+
+    def move_values(self, states: Sequence[GameState]) -> list[np.ndarray | None] | None:
+        """Per state, the value for its seat to move of each action of ``legal_actions()``
+        (float64, in that order), or ``None`` for a state the game does not cover (another
+        phase); ``None`` for the whole call where the game has no move values at all (the
+        default), whatever ``states`` holds."""
+        return None
+
+    @property
+    def has_move_values(self) -> bool:
+        """Whether this heuristic overrides :meth:`move_values`."""
+        return type(self).move_values is not Heuristic.move_values
+
+    def played_value(self, world: GameState, seat: int, action: int) -> float:
+        """The one-ply value of ``action`` (legal in ``world``): play it on a clone, then judge
+        the result by :meth:`value`, a finished game by :data:`WIN` times ``seat``'s return."""
+        child = world.clone()
+        child.apply_unchecked(action)  # legal by construction: skip apply()'s checks
+        return WIN * float(child.returns()[seat]) if child.is_terminal() else self.value(child, seat)
+
+
 class Game(ABC):
     """One configuration of a game. Subclasses validate their options in ``__init__``.
 
@@ -178,7 +239,9 @@ class Game(ABC):
     of every observation value, a number or an array of ``observation_shape``;
     ``action_cells`` where every action moves something from one board cell to another;
     ``stack_moves`` where actions move a stack as far as it is high (:class:`StackMoves`);
-    ``symmetries`` where the board's reflections and rotations keep the rules.
+    ``symmetries`` where the board's reflections and rotations keep the rules;
+    ``heuristic`` where the game judges positions better than by its score lead
+    (:class:`Heuristic`: the optional hooks of the baseline agents).
     """
 
     name: str = "game"
@@ -201,6 +264,9 @@ class Game(ABC):
     #: the board under which the rules are unchanged (:class:`BoardSymmetries`), which
     #: training may show its samples in. None elsewhere.
     symmetries: BoardSymmetries | None = None
+    #: How the baseline agents judge this game's positions (:class:`Heuristic`); the default
+    #: judges by the score lead and has no array move values.
+    heuristic: Heuristic = Heuristic()
 
     @abstractmethod
     def new_initial_state(self, rng: np.random.Generator) -> GameState:

@@ -37,7 +37,7 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 import sky_envs
 from sky_envs.agents.checkpoint import policy_metadata, save_checkpoint
-from sky_envs.agents.network import DEFAULTS, build_policy, game_layout, normalize_spec
+from sky_envs.agents.network import DEFAULTS, build_policy, forward, game_layout, normalize_spec
 
 OBSERVATIONS, ACTION_MASK = "observations", "action_mask"
 ENV_CONFIG_KEYS = ("env_id", "options", "flatten")
@@ -124,21 +124,18 @@ class ProjectNetworkModule(TorchRLModule, ValueFunctionAPI):
         self.policy = build_policy(self.network_spec, space[OBSERVATIONS].shape, self.action_space.n,
                                    action_cells=config.get("action_cells"), stack_moves=config.get("stack_moves"))
 
-    def _latents(self, observations: torch.Tensor):
-        return self.policy.mlp_extractor(self.policy.extract_features(observations))
-
     def _forward(self, batch: dict, **kwargs) -> dict:
         observation = batch[Columns.OBS]
-        latent_pi, latent_vf = self._latents(observation[OBSERVATIONS])
-        logits = self.policy.action_net(latent_pi)
+        logits, values = forward(self.policy, observation[OBSERVATIONS])
         # RLlib's action-masking module adds clamp(log(mask), FLOAT_MIN): the same logits
         logits = logits + torch.clamp(torch.log(observation[ACTION_MASK]), min=FLOAT_MIN)
-        return {Columns.ACTION_DIST_INPUTS: logits, Columns.EMBEDDINGS: latent_vf}
+        # the "embeddings" RLlib hands back to compute_values are the values themselves
+        return {Columns.ACTION_DIST_INPUTS: logits, Columns.EMBEDDINGS: values}
 
     def compute_values(self, batch: dict, embeddings: Any = None) -> torch.Tensor:
         if embeddings is None:
-            embeddings = self._latents(batch[Columns.OBS][OBSERVATIONS])[1]
-        return self.policy.value_net(embeddings).squeeze(-1)
+            embeddings = forward(self.policy, batch[Columns.OBS][OBSERVATIONS])[1]
+        return embeddings
 
 
 def export_checkpoint(module: ProjectNetworkModule, path: str | os.PathLike, env_id: str,

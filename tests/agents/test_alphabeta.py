@@ -8,7 +8,7 @@ import pytest
 
 import sky_envs
 from sky_envs.agents import AlphaBetaAgent, GreedyAgent, make_agent
-from sky_envs.agents.heuristics import WIN, search_evaluate
+from sky_envs.core.state import WIN
 from tests.agents.test_search import random_positions
 
 TWO_SEAT = ["scala_v0", "highrise_heist_v0", "sky_scrapers_v0", "skybridge_v0", "sky_towers_v0"]
@@ -19,7 +19,7 @@ def minimax(state, seat, depth):
     if state.current_player < 0:
         return WIN * float(state.returns()[seat]) if state.is_terminal() else 0.0
     if depth == 0:
-        return search_evaluate(state, seat)
+        return state.game.heuristic.search_value(state, seat)
     values = []
     for action in state.legal_actions().tolist():
         child = state.clone()

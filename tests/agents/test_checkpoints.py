@@ -10,9 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sky_envs
-from sky_envs.agents import CheckpointError, PolicyAgent, load_checkpoint, make_agent, save_checkpoint
+from sky_envs.agents import CheckpointError, PolicyAgent, load_checkpoint, make_agent, open_checkpoint, save_checkpoint
 from sky_envs.agents.checkpoint import FORMAT, MAX_UNPACKED_BYTES, checkpoint_digest, policy_metadata
 from sky_envs.agents.network import build_policy, normalize_spec, parameter_count
+from tests import REPO_ROOT
 
 OPTIONS = {"board": "square", "rows": 4, "cols": 4}
 SPECS = [{"kind": "mlp", "hidden": [16]},
@@ -128,6 +129,36 @@ def test_files_that_hold_code_are_refused_without_advice_to_run_them(tmp_path):
     with pytest.raises(CheckpointError, match="holds code or objects") as error:
         load_checkpoint(malicious)
     assert "weights_only=False" not in str(error.value)
+
+
+def test_a_torchscript_archive_is_refused_as_such_without_torchs_advice(tmp_path):
+    """torch.jit.save writes a zip that torch.load refuses with advice to load it unchecked;
+    a TorchScript module holds code, so the refusal says what it is and what is expected."""
+    scripted = tmp_path / "scripted.pt"
+    torch.jit.save(torch.jit.script(torch.nn.Linear(2, 1)), scripted)
+    with pytest.raises(CheckpointError, match="is a TorchScript archive .* holds code, so sky_envs never loads it. "
+                                              "Expected a checkpoint written by sky_envs") as error:
+        make_agent(str(scripted))
+    assert "weights_only" not in str(error.value) and "damaged" not in str(error.value)
+
+
+def test_one_checkpoint_is_read_and_its_game_built_once_for_its_raw_and_searched_agents(monkeypatch):
+    """The shipped Sky Scrapers network plays averaged over the board's symmetries, which the
+    env check's Game gives: one read (one digest) and one Game for both agents of the file."""
+    from sky_envs.agents import checkpoint as checkpoint_module
+    from sky_envs.core import registry
+
+    reads, games = [], []
+    read, make_game = checkpoint_module.read_checkpoint, registry.make_game
+    monkeypatch.setattr(checkpoint_module, "read_checkpoint", lambda path: reads.append(path) or read(path))
+    monkeypatch.setattr(registry, "make_game", lambda *a, **k: games.append(a) or make_game(*a, **k))
+    checkpoint = open_checkpoint(REPO_ROOT / "checkpoints/sky_scrapers_v0/policy.pt", "sky_scrapers_v0")
+    raw, searched = make_agent(checkpoint, seed=0), make_agent(checkpoint, seed=0, search=8)
+    assert len(reads) == 1 and len(games) == 1
+    assert (raw.name, searched.name) == ("policy", "policy@8")
+    assert raw.policy is searched.search.evaluate.policy is checkpoint.policy
+    assert raw.evaluator.symmetries is searched.search.evaluate.symmetries is checkpoint.game.symmetries
+    assert searched.search.rollout_policy == checkpoint.metadata["search"]["rollout_policy"]  # recorded defaults
 
 
 def test_truncated_foreign_missing_and_oversized_files(tmp_path):

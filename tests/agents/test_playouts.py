@@ -7,7 +7,6 @@ import pytest
 
 import sky_envs
 from sky_envs.agents import SearchAgent
-from sky_envs.agents.heuristics import ACTION_VALUES
 from sky_envs.agents.playouts import greedy_playouts, playout_error, playouts
 from sky_envs.agents.search import PUCTSearch, search_setting_error
 from tests.agents.test_search import OPTIONS, evaluator_for, random_positions
@@ -20,7 +19,7 @@ def test_a_greedy_playout_without_exploration_plays_only_best_rated_moves(env_id
     """With epsilon 0 every move of the playout is one the move values rate best (the
     greedy agent's choice up to ties), and the playout ends the game with the rules' returns."""
     game = sky_envs.make_game(env_id, **options)
-    rated = ACTION_VALUES[game.name]
+    rated = game.heuristic.move_values
     decisions = []  # (legal actions, their values) of each decision, then the action played
 
     def recording_values(states):
@@ -28,7 +27,7 @@ def test_a_greedy_playout_without_exploration_plays_only_best_rated_moves(env_id
         decisions.append([states[0].legal_actions(), values[0], None])
         return values
 
-    monkeypatch.setitem(ACTION_VALUES, game.name, recording_values)
+    monkeypatch.setattr(game.heuristic, "move_values", recording_values)
     state_class = type(game.new_initial_state(np.random.default_rng(0)))
     apply = state_class.apply_unchecked
 

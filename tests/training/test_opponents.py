@@ -6,7 +6,6 @@ import pytest
 import torch
 
 from sky_envs.agents import GreedyAgent, PolicyAgent
-from sky_envs.agents.heuristics import ACTION_VALUES
 from sky_envs.core.registry import make_game
 from tests.training.training_support import TINY, one_torch_thread, random_policy  # noqa: F401 (an autouse fixture)
 from training.actors import PolicyActor, sample_masked
@@ -73,7 +72,7 @@ def test_greedy_scores_every_move_at_once_exactly_as_playing_each_one():
         game = make_game("sky_scrapers_v0", **options)
         # positions of several games (random boards: several boards at once)
         states = random_game_positions(game, np.random.default_rng(7), games=6)
-        for state, fast in zip(states, ACTION_VALUES["sky_scrapers"](states)):
+        for state, fast in zip(states, game.heuristic.move_values(states)):
             if fast is not None:
                 legal = state.legal_actions()
                 assert np.array_equal(fast, GreedyAgent.played_values(state, state.current_player, legal))
@@ -90,7 +89,7 @@ def test_stack_games_greedy_values_from_arrays_are_those_of_playing_each_move(en
     game = make_game(env_id, **options)
     # every position of several random games: closures, eligibility and game ends included
     states = random_game_positions(game, np.random.default_rng(11), games=4)
-    for state, fast in zip(states, ACTION_VALUES[game.name](states)):
+    for state, fast in zip(states, game.heuristic.move_values(states)):
         legal = state.legal_actions()
         assert np.array_equal(fast, GreedyAgent.played_values(state, state.current_player, legal))
     last = states[-1]  # the last decision of the last game: some move of it ends the game

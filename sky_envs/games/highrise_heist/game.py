@@ -13,6 +13,7 @@ from sky_envs.core.options import MAX_TURNS, choice_option, integer_option, reje
 from sky_envs.core.state import Game
 from sky_envs.games.highrise_heist.heist import COLOUR_LETTERS, HeistState
 from sky_envs.games.highrise_heist.heist import NUM_STANDS as HEIST_STANDS
+from sky_envs.games.highrise_heist.heuristic import StandsHeuristic
 from sky_envs.games.highrise_heist.layout import ActionLayout
 from sky_envs.games.highrise_heist.observation import HEIST_CHANNELS, RUSH_CHANNELS
 from sky_envs.games.highrise_heist.rush import NUM_STANDS as RUSH_STANDS
@@ -30,6 +31,7 @@ class _StandsGame(Game):
     num_stands: int
     letters: str
     layout: ActionLayout
+    heuristic = StandsHeuristic()
 
     def state_from_text(self, text: str, rng: np.random.Generator | None = None):
         from sky_envs.games.highrise_heist.text import state_from_text

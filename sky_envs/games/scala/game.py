@@ -16,6 +16,7 @@ from sky_envs.games.scala.board import (
     START,
     TARGET_GOAL,
 )
+from sky_envs.games.scala.heuristic import ScalaHeuristic
 from sky_envs.games.scala.rules import SPLIT_RULES
 from sky_envs.games.scala.state import ScalaState
 
@@ -31,6 +32,7 @@ class ScalaGame(Game):
     """
 
     name = "scala"
+    heuristic = ScalaHeuristic()
 
     def __init__(self, split_rule: str = "mover_loses", max_turns: int = 300, **unknown):
         reject_unknown_options("scala_v0", unknown, ("split_rule", "max_turns"))

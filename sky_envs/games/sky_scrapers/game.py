@@ -11,6 +11,7 @@ from sky_envs.core.options import MAX_SIDE, MAX_TURNS, choice_option, integer_op
 from sky_envs.core.state import Game, StackMoves
 from sky_envs.core.symmetry import BoardSymmetries, box_symmetries
 from sky_envs.games.sky_scrapers.board import board_for
+from sky_envs.games.sky_scrapers.heuristic import SkyScrapersHeuristic
 from sky_envs.games.sky_scrapers.state import CHOOSE, MOVE, PLACE, SkyScrapersState
 
 BOARDS = ("standard", "square", "random")
@@ -32,6 +33,7 @@ class SkyScrapersGame(Game):
     """Validated options of one Sky Scrapers configuration; documented in ``sky_scrapers_v0``."""
 
     name = "sky_scrapers"
+    heuristic = SkyScrapersHeuristic()
 
     def __init__(self, board: str = "standard", rows: int | None = None, cols: int | None = None,
                  cells: tuple[int, int] | None = None, lines: str = "all", players: int = 2,

@@ -3,7 +3,7 @@
 import numpy as np
 
 import sky_envs
-from sky_envs.agents import heuristics
+from sky_envs.games.scala import heuristic as heuristics
 from sky_envs.games.scala.board import CELL_RC
 
 

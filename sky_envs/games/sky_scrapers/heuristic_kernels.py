@@ -1,6 +1,6 @@
 """Sky Scrapers' heuristic compiled with numba: a position's value for a seat
-(``heuristics.sky_scrapers``) and the one-ply values of every legal move
-(``heuristics.sky_scrapers_moves``), both from :func:`_score`.
+(:meth:`~sky_envs.games.sky_scrapers.heuristic.SkyScrapersHeuristic.value`) and the one-ply
+values of every legal move (its ``move_values``), both from :func:`_score`.
 
 Greedy playouts ask for the values of every legal move at every ply, a few states at a
 time; in numpy each ask was dozens of array calls (half a millisecond) whatever the work.

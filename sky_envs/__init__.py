@@ -26,7 +26,11 @@ _BUILTIN_GAMES = {
 for _env_id, _factory in _BUILTIN_GAMES.items():
     register(_env_id, _factory, overwrite=True)
 
+#: the envs this package ships (``env_ids()`` also lists games registered since)
+BUILTIN_ENV_IDS: tuple[str, ...] = tuple(sorted(_BUILTIN_GAMES))
+
 __all__ = [
+    "BUILTIN_ENV_IDS",
     "Game",
     "GameState",
     "IllegalActionError",

@@ -27,7 +27,7 @@ def write_docstrings(out: Path) -> None:
     import sky_envs
 
     out.mkdir(parents=True, exist_ok=True)
-    for env_id in sky_envs.env_ids():
+    for env_id in sky_envs.BUILTIN_ENV_IDS:
         module = importlib.import_module(f"sky_envs.{env_id}")
         text = (module.__doc__ or "").strip() + "\n"
         path = out / f"{env_id}.md"

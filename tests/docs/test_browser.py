@@ -27,7 +27,7 @@ def browser(tmp_path_factory):
         yield driver
 
 
-@pytest.mark.parametrize("page, at_least", [("index.html", 6), (f"envs/{sky_envs.env_ids()[0]}.html", 5)])
+@pytest.mark.parametrize("page, at_least", [("index.html", 6), (f"envs/{sky_envs.BUILTIN_ENV_IDS[0]}.html", 5)])
 def test_every_picture_loads(page, at_least, built_docs, browser):
     from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.support.ui import WebDriverWait

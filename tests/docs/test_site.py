@@ -14,7 +14,7 @@ def test_the_build_has_the_landing_page_and_every_section(built_docs):
         assert (built_docs / f"{page}.html").is_file(), page
 
 
-@pytest.mark.parametrize("env_id", sky_envs.env_ids())
+@pytest.mark.parametrize("env_id", sky_envs.BUILTIN_ENV_IDS)
 def test_env_page_has_rules_pictures_and_replay(env_id, built_docs):
     assert (DOCS / "envs" / f"{env_id}.md").is_file(), f"docs/envs/{env_id}.md is missing"
     page = parse_page(built_docs / "envs" / f"{env_id}.html")

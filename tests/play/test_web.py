@@ -342,8 +342,13 @@ def test_the_command_line_serves_the_page_until_interrupted():
 
     command = [sys.executable, "-m", "sky_envs.play", "--web", "--env", "skybridge_v0", "--seat", "1",
                "--seed", "2", "--port", "0"]
+    # Ctrl+C's default action in the server, even where this run was started in the background
+    # (a shell starts background jobs with SIGINT ignored, and children inherit that)
+    def default_sigint():
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          env={**os.environ, "PYTHONUNBUFFERED": "1"}) as process:
+                          env={**os.environ, "PYTHONUNBUFFERED": "1"}, preexec_fn=default_sigint) as process:
         try:
             banner = process.stdout.readline()
             assert banner.startswith("Play in your browser: http://127.0.0.1:"), banner
@@ -356,4 +361,9 @@ def test_the_command_line_serves_the_page_until_interrupted():
                 assert b"/static/play.js" in response.read()
         finally:
             process.send_signal(signal.SIGINT)
-            assert process.wait(timeout=30) == 0
+            try:
+                code = process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                raise
+            assert code == 0

@@ -45,6 +45,7 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
       with ``N`` simulations guided by the policy (:class:`SearchAgent`; ``kwargs`` go to
       it, and the checkpoint's recorded ``search`` settings, e.g. ``rollout_weight``, are
       the defaults);
+    * ``"pretrained"`` (``"pretrained@N"``): the checkpoint shipped for ``env_id``, as a path;
     * an :class:`Agent`, returned as it is.
     """
     if isinstance(spec, Agent):
@@ -60,6 +61,10 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
         if search is not None and search != int(budget):
             raise ValueError(f"agent spec {text!r} and search={search} disagree")
         search = int(budget)
+    if base == "pretrained":  # the network shipped for env_id (sky_envs.agents.pretrained)
+        from sky_envs.agents.pretrained import pretrained_path
+
+        base = str(pretrained_path(env_id))
     if base in BASELINES:
         if search is not None:
             if base not in BUDGETS:
@@ -77,7 +82,7 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
         agent.name = f"{Path(base).stem}@{search}"
         return agent
     raise ValueError(f"unknown agent {text!r}: expected one of {sorted(BASELINES)} (mcts@N, alphabeta@N for a budget), "
-                     "a checkpoint path ending in .pt (policy.pt@N for search), or an Agent instance")
+                     "'pretrained' (pretrained@N), a checkpoint path ending in .pt (policy.pt@N for search), or an Agent instance")
 
 
 __all__ = ["BASELINES", "AlphaBetaAgent", "Agent", "CheckpointError", "GreedyAgent", "MCTSAgent", "PolicyAgent", "RandomAgent", "SearchAgent",

@@ -213,13 +213,15 @@ def states_memory(game, count: int = 1000) -> int:
     return allocated_bytes(lambda: positions(game, count))
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None, prog: str = "python benchmarks/throughput.py") -> None:
+    from sky_envs.core.arguments import HelpFormatter
+
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=HelpFormatter)
     parser.add_argument("envs", nargs="*", help="env ids (default: all registered)")
-    parser.add_argument("--seconds", type=float, default=1.0, help="seconds per measurement (default 1)")
-    parser.add_argument("--rounds", type=int, default=5, help="rounds of env-loop measurements (default 5)")
+    parser.add_argument("--seconds", type=float, default=1.0, help="seconds per measurement")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of env-loop measurements")
     parser.add_argument("--slices", type=int, default=20,
-                        help="turns the baseline and the env take within a round (default 20)")
+                        help="turns the baseline and the env take within a round")
     parser.add_argument("--env-only", action="store_true", help="only the env-loop figures")
     parser.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
     args = parser.parse_args(argv)

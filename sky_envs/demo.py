@@ -51,10 +51,12 @@ def play(env_id: str, seed: int, options: dict, every: int) -> dict:
     return info
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None, prog: str = "python -m sky_envs.demo") -> None:
+    from sky_envs.core.arguments import HelpFormatter
+
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=HelpFormatter)
     parser.add_argument("--env", default="sky_scrapers_v0", help=f"one of {sky_envs.env_ids()}")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="seed of the set-up and the random moves")
     parser.add_argument("--option", type=parse_option, action="append", default=[], help="an env option key=value")
     parser.add_argument("--every", type=int, default=10, help="render the position every N decisions (0: never)")
     args = parser.parse_args(argv)

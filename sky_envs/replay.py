@@ -1,8 +1,8 @@
 """Recorded games: the replay file format, and watching one in the terminal or as a GIF.
 
-    python -m sky_envs.replay games/random-vs-greedy-g0003.json            # step through it
-    python -m sky_envs.replay games/random-vs-greedy-g0003.json --all      # print every position
-    python -m sky_envs.replay games/random-vs-greedy-g0003.json --gif game.gif [--fps 2] [--max-moves 30]
+    python -m sky_envs.replay games/policy-vs-greedy-game0003.json          # step through it
+    python -m sky_envs.replay games/policy-vs-greedy-game0003.json --all    # print every position
+    python -m sky_envs.replay games/policy-vs-greedy-game0003.json --gif game.gif [--fps 2] [--max-moves 30]
 
 Evaluation tournaments write these files (``python -m training.evaluate ... --save-games DIR``).
 A file is JSON::
@@ -211,9 +211,10 @@ def step_through(replay: dict, read: Callable[[str], str] = input, write: Callab
             write(f"{answer!r}: expected Enter, n, b, a move number or q")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m sky_envs.replay", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None, prog: str = "python -m sky_envs.replay") -> int:
+    from sky_envs.core.arguments import HelpFormatter
+
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=HelpFormatter)
     parser.add_argument("file", help="a replay file (JSON) written by --save-games")
     parser.add_argument("--all", action="store_true", help="print every position, no prompts")
     parser.add_argument("--gif", metavar="OUT.gif", help="write an animated GIF instead")

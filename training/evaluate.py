@@ -5,6 +5,7 @@
 
 Agents are baseline names (``random``, ``greedy``, ``mcts``, ``mcts@400`` for a budget,
 ``alphabeta@2`` for a depth, two-seat games) or
+``pretrained`` (the network shipped for the env; ``pretrained@200`` with search), or
 checkpoint files (``policy.pt``; ``policy.pt@200`` plays PUCT search with 200 simulations),
 checked against the env before any game is played. ``--pairings A:B[:GAMES] ...``
 plays only those pairings (names as in the table), each ``--games`` or GAMES games; ``--workers N`` shares each
@@ -16,7 +17,7 @@ as soon as it ends, and ``--resume`` counts the games recorded there instead of 
 them again (the same env, agents, checkpoint files and ``--seed`` only; more ``--games`` or
 other ``--pairings`` than before are fine: a recorded game is the same game whatever the
 total). ``--save-games DIR`` writes every game as a replay
-file into DIR (watch one with ``python -m sky_envs.replay FILE``).
+file into DIR (watch one with ``python -m sky_envs.replay FILE`` or ``sky-envs replay FILE``).
 
 Game g of a pairing is played with seed ``--seed`` + g (its start position and the agents'
 seeds), so a run reproduces game by game, and runs whose seeds are fewer than ``--games``
@@ -32,8 +33,9 @@ import shlex
 import sys
 from pathlib import Path
 
-from sky_envs.agents import BASELINES, make_agent
+from sky_envs.agents import BASELINES, make_agent, split_spec
 from sky_envs.agents.checkpoint import open_checkpoint
+from sky_envs.core.arguments import HelpFormatter, module_prog
 from sky_envs.core.registry import canonical_id, make_game
 from .config import load_config
 from .report import build_report, format_table, write_report
@@ -74,11 +76,12 @@ def _identity(spec: str, agent) -> dict:
     return {"spec": spec, "sha256": digest} if digest else {"spec": spec}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=prog or module_prog(__spec__), description=__doc__,
+                                     formatter_class=HelpFormatter)
     parser.add_argument("--env", help="env id (or give --config)")
     parser.add_argument("--config", help="a YAML config: its env id and options are used")
-    parser.add_argument("--agents", nargs="+", required=True, help="baseline names or checkpoint .pt files")
+    parser.add_argument("--agents", nargs="+", required=True, help="agent specs: baseline names (random, greedy, mcts@N, alphabeta@N), pretrained (pretrained@N: the network shipped for the env), checkpoint .pt files (PATH.pt@N)")
     parser.add_argument("--games", type=int, default=40, help="games per pairing")
     parser.add_argument("--mcts-simulations", type=int, default=50)
     parser.add_argument("--seed", type=int, default=0,
@@ -112,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         for spec in args.agents:
             kwargs = {"simulations": args.mcts_simulations} if spec == "mcts" else {}
             agent = make_agent(spec, seed=args.seed, env_id=env_id, env_options=options, **kwargs)
-            name = spec if spec.partition("@")[0] in BASELINES else agent.name  # a checkpoint: its file stem
+            name = spec if split_spec(spec)[0] in (*BASELINES, "pretrained") else agent.name  # a checkpoint: its stem
             if name in entries:
                 name = f"{name}#{len(entries)}"
             entries[name] = agent
@@ -152,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     anchor = "random" if "random" in played else played[0]
     report = build_report(env_id, options, played, results, anchor)
     print(format_table(report))
-    report["command"] = "python -m training.evaluate " + shlex.join(argv if argv is not None else sys.argv[1:])
+    report["command"] = f"{parser.prog} " + shlex.join(argv if argv is not None else sys.argv[1:])
     files = write_report(report, args.out, stem=args.stem)
     print("report:", ", ".join(str(f) for f in files))
     return 0

@@ -91,12 +91,14 @@ def run_iterations(algorithm, config: dict, run_dir: Path, iterations: int, comm
         export_checkpoint(algorithm.get_module(SHARED), path, env["id"], env["options"],
                           algorithm="RLlib PPO shared-policy self-play", steps=steps, iterations=iteration,
                           seed=config["train"]["seed"], command=command, seconds=round(time.time() - start, 1))
-    log(f"policy: {path} (python -m training.evaluate --env {env['id']} --agents random greedy {path})")
+    log(f"policy: {path} (python -m {__package__}.evaluate --env {env['id']} --agents random greedy {path})")
     return path
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    from sky_envs.core.arguments import HelpFormatter, module_prog
+
+    parser = argparse.ArgumentParser(prog=module_prog(__spec__), description=__doc__, formatter_class=HelpFormatter)
     parser.add_argument("--config", required=True, help="a YAML file in configs/")
     parser.add_argument("--iterations", type=int, default=10, help="PPO iterations (default 10)")
     parser.add_argument("--num-env-runners", type=int, default=0, help="sampling actors (default 0: in this process)")

@@ -77,7 +77,10 @@ def ship(source: str | Path, target: str | Path, weights_dtype: str = "float32",
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    from sky_envs.core.arguments import HelpFormatter, module_prog
+
+    parser = argparse.ArgumentParser(prog=module_prog(__spec__), description=__doc__.split("\n\n")[0],
+                                     formatter_class=HelpFormatter)
     parser.add_argument("source", help="a checkpoint written by training (e.g. runs/<run>/final.pt)")
     parser.add_argument("target", help="where the copy goes (e.g. checkpoints/<env_id>/policy.pt)")
     parser.add_argument("--weights-dtype", choices=WEIGHTS_DTYPES, default="float32")

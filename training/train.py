@@ -3,8 +3,9 @@ alphazero``), then evaluate it against the baselines.
 
     python -m training.train --config configs/sky_scrapers.yaml
     python -m training.train --config configs/sky_scrapers.yaml --timesteps 20000 --run-dir runs/demo
+    python -m training.train --env highrise_heist_v0 --timesteps 100000  # the env's default config
     python -m training.train --resume runs/demo          # continue an interrupted run
-    python -m training.train --config configs/golden_rush_finetune.yaml --init-from my_policy.pt  # fine-tune
+    python -m training.train --config configs/recipes/golden_rush_v0/2_finetune_vs_greedy.yaml --init-from my_policy.pt  # fine-tune
 
 Ends with an evaluation table (ratings and pairings) and writes the report files into the
 run folder. Ctrl-C or SIGTERM saves the run so that ``--resume`` continues it (the command
@@ -19,6 +20,9 @@ import shlex
 import sys
 from pathlib import Path
 
+from sky_envs.agents.pretrained import default_config
+from sky_envs.core.arguments import HelpFormatter, module_prog
+
 from .alphazero import ExpertIterationRun
 from .config import load_config, resumed_config
 from .learner import Learner, LearnerClass
@@ -26,9 +30,11 @@ from .selfplay import SelfPlayRun, default_run_dir
 from .signals import TrainingInterrupted, interrupts_as_keyboard
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=prog or module_prog(__spec__), description=__doc__,
+                                     formatter_class=HelpFormatter)
     parser.add_argument("--config", help="a YAML file in configs/ (not needed with --resume)")
+    parser.add_argument("--env", help="train with the env's default config configs/<game>.yaml (instead of --config)")
     parser.add_argument("--run-dir", help="where the run is written (default: runs/<env>-<time>)")
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in this folder")
     parser.add_argument("--timesteps", type=int, help="override train.timesteps")
@@ -57,13 +63,15 @@ def main(argv: list[str] | None = None) -> int:
             config = resumed_config(json.loads(state_file.read_text())["config"], **overrides)
             run_dir = Path(args.resume)
         else:
-            if not args.config:
-                raise ValueError("give --config FILE (or --resume RUN_DIR)")
-            config = load_config(args.config, **overrides)
+            if args.config and args.env:
+                raise ValueError("give --config FILE or --env ENV_ID, not both")
+            if not (args.config or args.env):
+                raise ValueError("give --config FILE or --env ENV_ID (or --resume RUN_DIR)")
+            config = load_config(args.config or default_config(args.env), **overrides)
             run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(config["env"]["id"])
         learner: LearnerClass = ExpertIterationRun if config["train"]["algorithm"] == "alphazero" else SelfPlayRun
         run: Learner = learner(config, run_dir, progress=not args.no_progress)
-        run.command = "python -m training.train " + " ".join(shlex.quote(arg) for arg in (argv or sys.argv[1:]))
+        run.command = f"{parser.prog} " + " ".join(shlex.quote(arg) for arg in (argv or sys.argv[1:]))
     except ValueError as error:
         parser.error(str(error))
     try:
@@ -75,9 +83,14 @@ def main(argv: list[str] | None = None) -> int:
             with interrupts_as_keyboard():  # SIGTERM too stops the games and their worker processes
                 run.evaluate(final)
         except TrainingInterrupted as stop:  # the run is saved: only the report is missing
-            print(f"evaluation stopped by {stop}: evaluate {final} with python -m training.evaluate", file=sys.stderr)
+            print(f"evaluation stopped by {stop}: evaluate {final} with {evaluate_prog(parser.prog)}", file=sys.stderr)
             return 128 + stop.signum
     return 0
+
+
+def evaluate_prog(prog: str) -> str:
+    """The evaluate command in the form the train command was typed."""
+    return "sky-envs evaluate" if prog.startswith("sky-envs") else f"python -m {__package__}.evaluate"
 
 
 if __name__ == "__main__":

@@ -47,6 +47,7 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
       the defaults);
     * a :class:`Checkpoint` already loaded (:func:`open_checkpoint`): the same agents, sharing
       its network and game (``env_id`` and ``env_options`` were checked when it was opened);
+    * ``"pretrained"`` (``"pretrained@N"``): the checkpoint shipped for ``env_id``, as a path;
     * an :class:`Agent`, returned as it is.
     """
     if isinstance(spec, Agent):
@@ -64,6 +65,10 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
         if search is not None and search != int(budget):
             raise ValueError(f"agent spec {text!r} and search={search} disagree")
         search = int(budget)
+    if base == "pretrained":  # the network shipped for env_id (sky_envs.agents.pretrained)
+        from sky_envs.agents.pretrained import pretrained_path
+
+        base = str(pretrained_path(env_id))
     if base in BASELINES:
         if search is not None:
             if base not in BUDGETS:
@@ -74,7 +79,7 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
     if base.endswith(".pt"):
         return _checkpoint_agent(open_checkpoint(base, env_id, env_options), search, seed, kwargs)
     raise ValueError(f"unknown agent {text!r}: expected one of {sorted(BASELINES)} (mcts@N, alphabeta@N for a budget), "
-                     "a checkpoint path ending in .pt (policy.pt@N for search), or an Agent instance")
+                     "'pretrained' (pretrained@N), a checkpoint path ending in .pt (policy.pt@N for search), or an Agent instance")
 
 
 def _checkpoint_agent(checkpoint: Checkpoint, search: int | None, seed: int | None, kwargs: dict) -> Agent:

@@ -31,7 +31,7 @@ def canonical_id(env_id: str) -> str:
     if match is None:
         raise ValueError(
             f"malformed env id {env_id!r}: expected '<name>_v<N>' or 'sky_envs/<name>-v<N>', "
-            f"e.g. 'sky_scrapers_v0'"
+            f"e.g. 'sky_scrapers_v0'; registered ids are {env_ids()}"
         )
     return f"{match['name']}_v{match['version']}"
 

@@ -267,6 +267,21 @@ class Game(ABC):
     #: How the baseline agents judge this game's positions (:class:`Heuristic`); the default
     #: judges by the score lead and has no array move values.
     heuristic: Heuristic = Heuristic()
+    #: the rules summary the play front ends show: this file beside the game's module
+    rules_summary_file: str = "rules_summary.md"
+
+    def rules_summary(self) -> str:
+        """The game's rules in short (markdown), read from :attr:`rules_summary_file` beside
+        the module that defines the game's class; ``FileNotFoundError`` if it is missing."""
+        import sys
+        from pathlib import Path
+
+        module = sys.modules[type(self).__module__]
+        path = Path(module.__file__).parent / self.rules_summary_file
+        if not path.is_file():
+            raise FileNotFoundError(f"{self.env_id} has no rules summary: expected {str(path)!r} "
+                                    f"({type(self).__name__}.rules_summary_file beside its module)")
+        return path.read_text(encoding="utf-8")
 
     @abstractmethod
     def new_initial_state(self, rng: np.random.Generator) -> GameState:

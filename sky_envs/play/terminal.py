@@ -22,7 +22,7 @@ HELP = """Commands:
   hint          what the opponent agent would play here
   save [FILE]   write the position text to FILE (without FILE: print it)
   load [FILE]   continue from the position text in FILE (without FILE: paste it, end with an empty line)
-  help          this text and the game's notation
+  help          this text, the rules in short and the game's notation
   quit          leave the game"""
 
 
@@ -39,6 +39,27 @@ def notation_help(env_id: str) -> str:
         return ""
     end = doc.find("\n### ", start + 1)
     return doc[start:end if end > 0 else None].strip()
+
+
+def plain_text(markdown: str) -> str:
+    """Markdown as the terminal shows it: no ``**``, backticks or heading marks."""
+    import re
+
+    text = re.sub(r"\*\*(.+?)\*\*", r"\1", markdown)
+    text = re.sub(r"``?([^`]+)``?", r"\1", text)
+    text = re.sub(r"^#{1,6}\s+", "", text, flags=re.MULTILINE)
+    return text.strip()
+
+
+def rules_help(session: PlaySession) -> str:
+    """The help text's game part: the rules summary, the notation and the docs page."""
+    try:
+        rules = plain_text(session.game.rules_summary())
+    except FileNotFoundError:
+        rules = ""
+    parts = [rules, plain_text(notation_help(session.env_id)),
+             f"More: the docs page docs/envs/{session.env_id}.md of the project docs."]
+    return "\n\n".join(part for part in parts if part)
 
 
 def move_list(session: PlaySession, limit: int | None = SHOWN_MOVES) -> str:
@@ -81,7 +102,7 @@ def run_terminal(session: PlaySession, read: Callable[[str], str] = input,
             write("leaving the game")
             return None
         if word == "help":
-            write(HELP + "\n\n" + notation_help(session.env_id))
+            write(HELP + "\n\n" + rules_help(session))
         elif word == "moves":
             write(f"legal moves: {move_list(session, None)}")
         elif word == "board":

@@ -12,7 +12,8 @@ What the server exposes, and nothing else:
   other file (``/static/../x``, ``/%2e%2e/x`` and the like are simply unknown: 404).
 * ``GET /api/state``: the game as JSON (board text, legal moves as ``[action, notation]``
   when a human is to move, whose turn, the game's running counts, final scores, result,
-  move log, the env docstring's "Move notation" section).
+  move log, the env docstring's "Move notation" section, the game's rules summary as plain
+  text under ``"rules"`` ("" where the game has none) and its docs page under ``"docs_page"``).
 * ``GET /api/position``: ``{"position": text}``, the position text to save. It is asked for
   separately because in a hidden-information game (Sky Towers) it holds every hidden card,
   which the board text and the picture keep hidden from the seat to move.
@@ -58,7 +59,7 @@ import numpy as np
 from PIL import Image
 
 from sky_envs.core.state import IllegalActionError
-from sky_envs.play.terminal import notation_help
+from sky_envs.play.terminal import notation_help, plain_text
 
 #: largest POST body accepted (a position text is well under 4 KiB in every game)
 MAX_BODY_BYTES = 64 * 1024
@@ -171,8 +172,16 @@ class WebGame:
             "moves": [_move_json(m) for m in s.moves],
             "board_text": s.render_text(),
             "notation_help": notation_help(s.env_id),
+            "rules": self._rules(),
+            "docs_page": f"docs/envs/{s.env_id}.md",
             "version": self._version,
         }
+
+    def _rules(self) -> str:
+        try:
+            return plain_text(self._session.game.rules_summary())
+        except FileNotFoundError:   # a game registered without a summary
+            return ""
 
     def position(self) -> dict[str, str]:
         with self._lock:

@@ -64,7 +64,7 @@ def test_a_scripted_player_finishes_a_game_through_the_terminal_loop(env_id):
     assert "Game over:" in text
     assert "not understood: 'xyzzy' is not a move" in text and "expected" in text
     assert "illegal move:" in text
-    assert "Commands:" in text and "### Move notation" in text
+    assert "Commands:" in text and "Move notation" in text and "### Move notation" not in text
     assert "hint: random would play" in text and "legal moves:" in text
     assert "took back your last move" in text
     assert any(m.by == "human" for m in session.moves)

@@ -233,3 +233,16 @@ def test_agents_that_open_the_game_move_on_the_page_one_by_one(browser):
                 break
             page.click(page.move_buttons()[0])
         assert any(line.startswith("player_3: ") for line in page.log())
+
+
+def test_the_rules_are_one_click_away(browser, tmp_path, monkeypatch):
+    import sky_envs
+
+    game = type(sky_envs.make_game("scala_v0"))
+    (tmp_path / "summary.md").write_text("Move **towers** with `e5-d4`.\n")
+    monkeypatch.setattr(game, "rules_summary_file", str(tmp_path / "summary.md"))
+    with running_server("scala_v0", seed=3) as server:
+        page = Page(browser, server)
+        page.by_id("rules-box").find_element("tag name", "summary").click()
+        assert page.text("rules") == "Move towers with e5-d4."
+        assert "docs/envs/scala_v0.md" in page.text("docs-page")

@@ -93,6 +93,7 @@ class GoldenRushGame(_StandsGame):
     "score") and ``max_turns`` (default 300 turns)."""
 
     name = "golden_rush"
+    rules_summary_file = "rules_summary_golden_rush.md"
     num_stands = RUSH_STANDS
     letters = "0123"
 

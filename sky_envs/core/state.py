@@ -270,6 +270,14 @@ class Game(ABC):
     #: the rules summary the play front ends show: this file beside the game's module
     rules_summary_file: str = "rules_summary.md"
 
+    def batched_games(self, num_envs: int, keep_final_observation: bool = True):
+        """A compiled engine of ``num_envs`` games of this configuration over arrays of games
+        (a :class:`sky_envs.core.batched.BatchedGames`), or ``None`` (the default): then
+        :mod:`sky_envs.vector` steps plain states with the reference engine
+        (:class:`sky_envs.core.batched.PythonBatchedGames`). Games with a batched engine
+        override this; the oracle tests hold it to the states bit for bit."""
+        return None
+
     def rules_summary(self) -> str:
         """The game's rules in short (markdown), read from :attr:`rules_summary_file` beside
         the module that defines the game's class; ``FileNotFoundError`` if it is missing."""

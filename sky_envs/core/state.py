@@ -566,6 +566,14 @@ class GameState(ABC):
     def render_text(self) -> str:
         return self.to_text()
 
+    def transposition_key(self) -> Any:
+        """A hashable key of everything that decides this position's future: two states with
+        equal keys have the same legal moves and the same results whatever is played (a
+        counter that truncates the game belongs in it). The exact solver's transposition
+        table (:mod:`sky_envs.agents.solver`) looks positions up by it. Default: the position
+        text; games override it with a cheaper exact key."""
+        return self.to_text()
+
     def clone(self) -> GameState:
         """An independent copy. Games override with a faster copy.
 

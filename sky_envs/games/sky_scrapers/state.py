@@ -253,6 +253,17 @@ class SkyScrapersState(GameState):
         board = self.board
         return self._planes.take(self._columns[seat], axis=1).reshape(board.rows, board.cols, self.num_players + 4)
 
+    def transposition_key(self) -> tuple:
+        """The exact solver's cheap key: the cells as bytes (heights as single bytes where the
+        board has at most 255 cells, as every tile has its own cell), with the game and board
+        played on; the turn count only where ``max_turns`` could still cut the game (more
+        turns than ``max_turns`` less the cells: fewer moves than cells are left)."""
+        heights = self.heights[:-1]
+        cells = heights.astype(np.uint8).tobytes() if heights.size <= 255 else heights.tobytes()
+        late = max(0, self.turns - (self.game.max_turns - self.board.size))
+        return (self.game, self.board, cells + self.tops.tobytes() + self.seat_colours.tobytes()
+                + self.tiles_left.tobytes(), self.phase, self.to_move, self.first_mover, late)
+
     # ------------------------------------------------------------------ text
     def to_text(self) -> str:
         from sky_envs.games.sky_scrapers.text import state_to_text

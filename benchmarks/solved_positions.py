@@ -1,0 +1,358 @@
+"""Benchmark sets of exactly solved positions, and the mistake rates of agents on them.
+
+    python -m benchmarks.solved_positions make --env sky_scrapers_v0 --count 1000
+    python -m benchmarks.solved_positions mistakes --env sky_scrapers_v0 \\
+        --agents pretrained pretrained@200 greedy mcts@400 alphabeta@2 --json mistakes.json
+
+``make`` plays games between the shipped agents and the baselines (:data:`PAIRINGS`, seats
+swapped every other game), samples positions from them at the depths the env's
+:class:`Recipe` names (Sky Scrapers: 10 to 20 stacks left; the others: the last plies
+before the end), solves every legal move of each exactly (:class:`~sky_envs.agents.solver.Solver`
+within a node budget) and appends the positions where the choice matters (not every move of
+the same value) to ``benchmarks/solved/<env_id>.jsonl``. It resumes where it stopped: the
+file's games are skipped, and ``<env_id>.progress.json`` beside it counts what was played,
+dropped (unsolved within the budget, or no choice) and the seconds spent.
+
+The file's first line is a header (``{"header": {...}}``: env, options, the command, the
+recipe); each following line is one position::
+
+    {"game": 12, "ply": 19, "left": 14, "seat": 1, "position": "<the position text>",
+     "value": 1.0, "moves": {"c3>NE": 1.0, "d4>S": -1.0, ...}, "nodes": 5521, "seconds": 0.4}
+
+``value`` and the move values are exact, for the seat to move: +1 a forced win, 0 a draw, -1
+a loss. ``mistakes`` plays each agent once on every position of a set and reports the share
+of positions where its move has a lower value than the position (a mistake), with a 95%
+Wilson interval, as a table and (``--json``) a file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shlex
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from sky_envs.agents import make_agent
+from sky_envs.agents.solver import Solver
+from sky_envs.core.registry import canonical_id, make_game
+from sky_envs.core.state import GameState
+from sky_envs.replay import start_state
+
+SETS = Path(__file__).resolve().parent / "solved"
+FORMAT = "sky_envs solved positions 1"
+#: who plays the games positions are drawn from, cycled by game number (seats swapped on
+#: every other game): the shipped network against MCTS and greedy, and the two baselines
+PAIRINGS = (("pretrained", "mcts@100"), ("pretrained", "greedy"), ("mcts@100", "greedy"))
+
+
+def stacks_left(state: GameState) -> int:
+    """Sky Scrapers: the stacks on the board (each move merges two, so one fewer per move)."""
+    return int((state.heights[:-1] > 0).sum())
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """Which positions of an env's games a set holds and how they are solved.
+
+    ``depth`` measures a position (``"stacks"``: stacks left, Sky Scrapers; ``"plies_left"``:
+    decisions left before the end of the game it comes from); positions with
+    ``low <= depth <= high`` are candidates, ``per_game`` of them are drawn per game at
+    distinct depths. ``max_nodes``: the solver's budget per position (all its moves).
+    ``options``: the env options (``None``: those of the shipped checkpoint).
+    """
+
+    depth: str
+    low: int
+    high: int
+    per_game: int = 2
+    max_nodes: int = 6_000_000
+    options: dict | None = None
+    solver: dict = field(default_factory=dict)
+
+    def describe(self) -> str:
+        what = "stacks left" if self.depth == "stacks" else "decisions left before the end of the game played"
+        return f"positions with {self.low} to {self.high} {what}"
+
+
+RECIPES = {
+    "sky_scrapers_v0": Recipe("stacks", 10, 20),
+}
+DEPTHS: dict[str, Callable] = {"stacks": lambda state, plies_left: stacks_left(state),
+                               "plies_left": lambda state, plies_left: plies_left}
+
+
+def set_path(env_id: str) -> Path:
+    return SETS / f"{env_id}.jsonl"
+
+
+def env_options(env_id: str, recipe: Recipe) -> dict:
+    """The recipe's options, else those the shipped checkpoint was trained on."""
+    if recipe.options is not None:
+        return dict(recipe.options)
+    from sky_envs.agents.checkpoint import read_checkpoint
+    from sky_envs.agents.pretrained import pretrained_path
+
+    metadata, _ = read_checkpoint(pretrained_path(env_id))
+    return dict(metadata.get("env_options", {}))
+
+
+# ---------------------------------------------------------------------- reading sets
+def read_set(path: str | os.PathLike) -> tuple[dict, list[dict]]:
+    """The header and positions of a set file; ``ValueError`` naming the line if malformed."""
+    path = Path(path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if not lines:
+        raise ValueError(f"{path}: empty file, expected a header line then one position per line")
+    try:
+        header = json.loads(lines[0])["header"]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        raise ValueError(f"{path}:1: expected the header line {{\"header\": {{...}}}}") from None
+    if header.get("format") != FORMAT:
+        raise ValueError(f"{path}:1: format {header.get('format')!r}, expected {FORMAT!r}")
+    positions = []
+    for number, line in enumerate(lines[1:], start=2):
+        try:
+            entry = json.loads(line)
+            missing = {"game", "ply", "seat", "position", "value", "moves"} - set(entry)
+        except (json.JSONDecodeError, TypeError):
+            raise ValueError(f"{path}:{number}: not a JSON object") from None
+        if missing:
+            raise ValueError(f"{path}:{number}: missing {sorted(missing)}")
+        positions.append(entry)
+    return header, positions
+
+
+def load_position(game, entry: dict) -> GameState:
+    """The state of a set entry, checked against it: the seat to move and the legal moves."""
+    state = game.state_from_text(entry["position"], rng=np.random.default_rng(0))
+    if state.current_player != entry["seat"]:
+        raise ValueError(f"game {entry['game']} ply {entry['ply']}: player_{state.current_player} moves in the "
+                         f"position, the set says player_{entry['seat']}")
+    legal = sorted(state.action_to_string(int(a)) for a in state.legal_actions())
+    if legal != sorted(entry["moves"]):
+        raise ValueError(f"game {entry['game']} ply {entry['ply']}: the legal moves {legal} differ from the "
+                         f"set's {sorted(entry['moves'])}")
+    return state
+
+
+# ---------------------------------------------------------------------- making sets
+def play(game, specs: tuple[str, str], env_id: str, options: dict, seed: int, agents: dict) -> list[GameState]:
+    """Every position of one game between ``specs`` (seat order) up to and with its end."""
+    players = []
+    for seat, spec in enumerate(specs):
+        if spec not in agents:
+            agents[spec] = make_agent(spec, seed=seed, env_id=env_id, env_options=options)
+        agent = agents[spec]
+        agent.reset(seed=seed * 17 + seat)
+        players.append(agent)
+    state = start_state(game, seed)
+    history = [state.clone()]
+    while state.current_player >= 0:
+        seat = state.current_player
+        observation = {"observation": state.observation(seat), "action_mask": state.legal_mask().astype(np.int8)}
+        state.apply(players[seat].act(observation, state))
+        history.append(state.clone())
+    return history
+
+
+def label(state: GameState, solver: Solver) -> tuple[dict | None, float]:
+    """The set entry of ``state`` (its exact value and each move's), ``None`` if unsolved
+    within the solver's budget; and the seconds the solve took."""
+    solution = solver.solve_moves(state)
+    if not solution.solved:
+        return None, solution.seconds
+    entry = {"seat": int(state.current_player), "position": state.to_text(), "value": solution.value,
+             "moves": {state.action_to_string(a): v for a, v in solution.moves.items()},
+             "nodes": solution.nodes, "seconds": round(solution.seconds, 3)}
+    return entry, solution.seconds
+
+
+def make_set(env_id: str, count: int, out: Path | None = None, seed: int = 0, log=print) -> Path:
+    """Play, sample and solve until the set at ``out`` holds ``count`` positions (resuming)."""
+    env_id = canonical_id(env_id)
+    if env_id not in RECIPES:
+        raise ValueError(f"no benchmark recipe for {env_id!r}: recipes exist for {sorted(RECIPES)}")
+    recipe = RECIPES[env_id]
+    options = env_options(env_id, recipe)
+    game = make_game(env_id, **options)
+    out = Path(out) if out is not None else set_path(env_id)
+    progress_path = out.with_suffix(".progress.json")
+    header = {"format": FORMAT, "env_id": env_id, "env_options": options, "seed": seed,
+              "command": f"python -m benchmarks.solved_positions make --env {env_id} --count {count}"
+                         + (f" --seed {seed}" if seed else ""),
+              "selection": recipe.describe() + ", only those where the moves' values differ",
+              "pairings": [list(p) for p in PAIRINGS], "recipe": asdict(recipe),
+              "value": "exact, for the seat to move: +1 forced win, 0 draw, -1 loss"}
+    if out.exists():
+        old, positions = read_set(out)
+        for key in ("env_id", "env_options", "seed"):
+            if old.get(key) != header[key]:
+                raise ValueError(f"{out} was made with {key}={old.get(key)!r}, not {header[key]!r}: "
+                                 "give another --out to start a new set")
+        if old.get("command") != header["command"]:  # a larger count: the header says the latest command
+            _rewrite_header(out, header)
+    else:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps({"header": header}) + "\n", encoding="utf-8")
+        positions = []
+    progress = _read_progress(progress_path)
+    progress["next_game"] = max([progress["next_game"]] + [p["game"] + 1 for p in positions])
+    kept = len(positions)
+    solver = Solver(max_nodes=recipe.max_nodes, **recipe.solver)
+    agents: dict = {}
+    measure = DEPTHS[recipe.depth]
+    while kept < count:
+        number = progress["next_game"]
+        game_seed = seed * 1_000_003 + number
+        specs = PAIRINGS[number % len(PAIRINGS)]
+        if (number // len(PAIRINGS)) % 2:
+            specs = specs[::-1]
+        started = time.perf_counter()
+        history = play(game, specs, env_id, options, game_seed, agents)
+        progress["play_seconds"] += time.perf_counter() - started
+        end = len(history) - 1
+        candidates: dict[int, int] = {}
+        for ply, state in enumerate(history[:-1]):
+            depth = measure(state, end - ply)
+            if recipe.low <= depth <= recipe.high and depth not in candidates:
+                candidates[depth] = ply
+        rng = np.random.default_rng(game_seed)
+        chosen = sorted(rng.choice(sorted(candidates), size=min(recipe.per_game, len(candidates)), replace=False).tolist())
+        lines = []
+        for depth in chosen:
+            if kept + len(lines) >= count:
+                break
+            ply = candidates[depth]
+            state = game.state_from_text(history[ply].to_text(), rng=np.random.default_rng(0))
+            solver.clear()
+            entry, seconds = label(state, solver)
+            progress["solve_seconds"] += seconds
+            progress["attempted"][str(depth)] = progress["attempted"].get(str(depth), 0) + 1
+            if entry is None:
+                progress["unsolved"][str(depth)] = progress["unsolved"].get(str(depth), 0) + 1
+                log(f"game {number} ply {ply} ({depth}): unsolved within {recipe.max_nodes:,} nodes")
+                continue
+            if len(set(entry["moves"].values())) == 1:
+                progress["no_choice"][str(depth)] = progress["no_choice"].get(str(depth), 0) + 1
+                continue
+            lines.append({"game": number, "ply": ply, "left": depth, "players": " vs ".join(specs), **entry})
+            log(f"game {number} ply {ply} ({depth}): value {entry['value']:+.0f}, {len(entry['moves'])} moves, "
+                f"{entry['nodes']:,} nodes, {entry['seconds']:.1f} s")
+        with out.open("a", encoding="utf-8") as handle:
+            for line in lines:
+                handle.write(json.dumps(line) + "\n")
+        kept += len(lines)
+        progress["next_game"] = number + 1
+        progress["kept"] = kept
+        _write_progress(progress_path, progress)
+    log(f"{out}: {kept} positions")
+    return out
+
+
+def _read_progress(path: Path) -> dict:
+    progress = {"next_game": 0, "kept": 0, "attempted": {}, "unsolved": {}, "no_choice": {},
+                "play_seconds": 0.0, "solve_seconds": 0.0}
+    if path.exists():
+        progress.update(json.loads(path.read_text(encoding="utf-8")))
+    return progress
+
+
+def _write_progress(path: Path, progress: dict) -> None:
+    partial = path.with_suffix(".partial")
+    partial.write_text(json.dumps(progress, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    partial.replace(path)
+
+
+def _rewrite_header(path: Path, header: dict) -> None:
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[0] = json.dumps({"header": header}) + "\n"
+    partial = path.with_suffix(".partial")
+    partial.write_text("".join(lines), encoding="utf-8")
+    partial.replace(path)
+
+
+# ---------------------------------------------------------------------- mistakes
+def mistake_rates(path: str | os.PathLike, specs: list[str], seed: int = 0, limit: int | None = None,
+                  log=print) -> dict:
+    """Per agent spec: on how many of the set's positions its move lowers the exact value."""
+    from training.ratings import wilson_interval
+
+    header, positions = read_set(path)
+    positions = positions[:limit] if limit else positions
+    env_id, options = header["env_id"], header["env_options"]
+    game = make_game(env_id, **options)
+    states = [load_position(game, entry) for entry in positions]
+    report = {"set": str(path), "env_id": env_id, "env_options": options, "positions": len(positions),
+              "seed": seed, "agents": {}}
+    for spec in specs:
+        agent = make_agent(spec, seed=seed, env_id=env_id, env_options=options)
+        started = time.perf_counter()
+        mistakes = 0
+        for k, (entry, state) in enumerate(zip(positions, states)):
+            agent.reset(seed=seed * 1_000_003 + k)
+            seat = state.current_player
+            observation = {"observation": state.observation(seat), "action_mask": state.legal_mask().astype(np.int8)}
+            action = agent.act(observation, state.clone())
+            mistakes += entry["moves"][state.action_to_string(int(action))] < entry["value"]
+        low, high = wilson_interval(mistakes, len(positions))
+        rate = mistakes / len(positions) if positions else math.nan
+        report["agents"][spec] = {"mistakes": int(mistakes), "positions": len(positions), "rate": rate,
+                                  "low": low, "high": high, "seconds": round(time.perf_counter() - started, 1)}
+        log(f"{spec}: {mistakes}/{len(positions)} mistakes ({rate:.1%}, 95% {low:.1%}-{high:.1%})")
+    return report
+
+
+def format_table(report: dict) -> str:
+    """The report as a markdown table."""
+    lines = [f"{report['env_id']}: {report['positions']} positions ({report['set']})", "",
+             "| agent | mistakes | rate | 95% interval | seconds |", "|---|---:|---:|---:|---:|"]
+    for spec, row in report["agents"].items():
+        lines.append(f"| {spec} | {row['mistakes']} / {row['positions']} | {row['rate']:.1%} | "
+                     f"{row['low']:.1%}–{row['high']:.1%} | {row['seconds']:.0f} |")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- command line
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.solved_positions", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    make = commands.add_parser("make", help="play, sample and solve positions into a set (resumes)")
+    make.add_argument("--env", required=True, help=f"env id: one of {', '.join(sorted(RECIPES))}")
+    make.add_argument("--count", type=int, required=True, help="positions the set should hold")
+    make.add_argument("--out", type=Path, help="the set file (default benchmarks/solved/<env_id>.jsonl)")
+    make.add_argument("--seed", type=int, default=0, help="games are seeded from it (default 0)")
+    mistakes = commands.add_parser("mistakes", help="each agent's share of moves that lower the exact value")
+    mistakes.add_argument("--env", help="env id: reads benchmarks/solved/<env_id>.jsonl")
+    mistakes.add_argument("--set", type=Path, help="a set file (instead of --env)")
+    mistakes.add_argument("--agents", nargs="+", required=True, help="agent specs, as make_agent takes them")
+    mistakes.add_argument("--limit", type=int, help="the set's first N positions only")
+    mistakes.add_argument("--seed", type=int, default=0, help="the agents' seeds derive from it (default 0)")
+    mistakes.add_argument("--json", type=Path, help="also write the figures there")
+    args = parser.parse_args(argv)
+    if args.command == "make":
+        if args.count < 1:
+            parser.error("--count must be at least 1")
+        make_set(args.env, args.count, args.out, args.seed)
+        return 0
+    if (args.env is None) == (args.set is None):
+        parser.error("give --env or --set")
+    path = args.set or set_path(canonical_id(args.env))
+    report = mistake_rates(path, args.agents, args.seed, args.limit, log=lambda text: print(text, file=sys.stderr))
+    report["command"] = "python -m benchmarks.solved_positions " + shlex.join(argv if argv is not None else sys.argv[1:])
+    print(format_table(report))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

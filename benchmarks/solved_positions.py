@@ -66,15 +66,19 @@ class Recipe:
     decisions left before the end of the game it comes from); positions with
     ``low <= depth <= high`` are candidates, ``per_game`` of them are drawn per game at
     distinct depths. ``max_nodes``: the solver's budget per position (all its moves).
-    ``options``: the env options (``None``: those of the shipped checkpoint).
+    ``options``: the env options (``None``: those of the shipped checkpoint). ``compiled``:
+    label with the game's compiled solver (Sky Scrapers:
+    :class:`~sky_envs.games.sky_scrapers.solver_kernels.CompiledSolver`, ten times the
+    speed), else :class:`~sky_envs.agents.solver.Solver` with the ``solver`` settings.
     """
 
     depth: str
     low: int
     high: int
-    per_game: int = 2
+    per_game: int = 3
     max_nodes: int = 6_000_000
     options: dict | None = None
+    compiled: bool = False
     solver: dict = field(default_factory=dict)
 
     def describe(self) -> str:
@@ -83,7 +87,7 @@ class Recipe:
 
 
 RECIPES = {
-    "sky_scrapers_v0": Recipe("stacks", 10, 20),
+    "sky_scrapers_v0": Recipe("stacks", 10, 20, max_nodes=40_000_000, compiled=True),
 }
 DEPTHS: dict[str, Callable] = {"stacks": lambda state, plies_left: stacks_left(state),
                                "plies_left": lambda state, plies_left: plies_left}
@@ -163,16 +167,35 @@ def play(game, specs: tuple[str, str], env_id: str, options: dict, seed: int, ag
     return history
 
 
-def label(state: GameState, solver: Solver) -> tuple[dict | None, float]:
-    """The set entry of ``state`` (its exact value and each move's), ``None`` if unsolved
-    within the solver's budget; and the seconds the solve took."""
-    solution = solver.solve_moves(state)
-    if not solution.solved:
-        return None, solution.seconds
-    entry = {"seat": int(state.current_player), "position": state.to_text(), "value": solution.value,
-             "moves": {state.action_to_string(a): v for a, v in solution.moves.items()},
-             "nodes": solution.nodes, "seconds": round(solution.seconds, 3)}
-    return entry, solution.seconds
+class Labeller:
+    """Solves positions of one game for a recipe: every legal move's exact value."""
+
+    def __init__(self, game, recipe: Recipe):
+        if recipe.compiled:
+            from sky_envs.games.sky_scrapers.solver_kernels import CompiledSolver
+
+            self.compiled = CompiledSolver(game, max_nodes=recipe.max_nodes)
+        else:
+            self.compiled = None
+            self.solver = Solver(max_nodes=recipe.max_nodes, **recipe.solver)
+
+    def label(self, state: GameState) -> tuple[dict | None, float]:
+        """The set entry of ``state`` (its exact value and each move's), ``None`` if unsolved
+        within the budget; and the seconds the solve took."""
+        started = time.perf_counter()
+        if self.compiled is not None:
+            moves, nodes = self.compiled.solve_moves(state), self.compiled.nodes
+        else:
+            self.solver.clear()
+            solution = self.solver.solve_moves(state)
+            moves, nodes = (solution.moves if solution.solved else None), solution.nodes
+        seconds = time.perf_counter() - started
+        if moves is None:
+            return None, seconds
+        entry = {"seat": int(state.current_player), "position": state.to_text(), "value": max(moves.values()),
+                 "moves": {state.action_to_string(a): v for a, v in moves.items()},
+                 "nodes": nodes, "seconds": round(seconds, 3)}
+        return entry, seconds
 
 
 def make_set(env_id: str, count: int, out: Path | None = None, seed: int = 0, log=print) -> Path:
@@ -197,7 +220,7 @@ def make_set(env_id: str, count: int, out: Path | None = None, seed: int = 0, lo
             if old.get(key) != header[key]:
                 raise ValueError(f"{out} was made with {key}={old.get(key)!r}, not {header[key]!r}: "
                                  "give another --out to start a new set")
-        if old.get("command") != header["command"]:  # a larger count: the header says the latest command
+        if old != header:  # a larger count: the header says the latest command
             _rewrite_header(out, header)
     else:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -206,7 +229,7 @@ def make_set(env_id: str, count: int, out: Path | None = None, seed: int = 0, lo
     progress = _read_progress(progress_path)
     progress["next_game"] = max([progress["next_game"]] + [p["game"] + 1 for p in positions])
     kept = len(positions)
-    solver = Solver(max_nodes=recipe.max_nodes, **recipe.solver)
+    labeller = Labeller(game, recipe)
     agents: dict = {}
     measure = DEPTHS[recipe.depth]
     while kept < count:
@@ -232,8 +255,7 @@ def make_set(env_id: str, count: int, out: Path | None = None, seed: int = 0, lo
                 break
             ply = candidates[depth]
             state = game.state_from_text(history[ply].to_text(), rng=np.random.default_rng(0))
-            solver.clear()
-            entry, seconds = label(state, solver)
+            entry, seconds = labeller.label(state)
             progress["solve_seconds"] += seconds
             progress["attempted"][str(depth)] = progress["attempted"].get(str(depth), 0) + 1
             if entry is None:

@@ -27,6 +27,11 @@ class HeistState(StackState):
 
     __slots__ = ("cap",)
 
+    def transposition_key(self) -> tuple:
+        """The exact solver's cheap key: what the text holds (stands, seat to move, phase,
+        turn: the opening rules and ``max_turns`` read it, closure flag) as tuples."""
+        return (self.game, self.to_move, self.phase, self.turn, self.closed_this_turn, tuple(map(tuple, self.stands)))
+
     # ------------------------------------------------------------ hooks
     def _placement_limits(self) -> list[int]:
         return [self._placement_cap()] * NUM_STANDS

@@ -257,6 +257,12 @@ class ScalaState(GameState):
             return observe_stones(self.game.observation_base[0], blue_lo, blue_hi, red_lo, red_hi)
         return observe_stones(self.game.observation_base[1], red_lo, red_hi, blue_lo, blue_hi)
 
+    def transposition_key(self) -> tuple:
+        """The exact solver's cheap key: the stone masks, the side to move, the plies played
+        (``max_turns`` cuts the game; the text does not hold them) and the connectivity the
+        split rule reads."""
+        return (self.game, self.stones[0], self.stones[1], self.to_move, self.plies, self.connected)
+
     # ------------------------------------------------------------------ text
     def to_text(self) -> str:
         from sky_envs.games.scala.text import state_to_text

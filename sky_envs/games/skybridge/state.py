@@ -496,6 +496,12 @@ class SkybridgeState(LazilyCopiedRng, KeepsViews, GameState):
         """See ``observation.py``: the absolute feature table times the seat's matrix."""
         return np.dot(self._flat, self.obs_matrix[seat]).reshape(self.game.observation_shape)
 
+    def transposition_key(self) -> tuple:
+        """The exact solver's cheap key: what the text holds (towers, supplies, the seat to
+        move; the turn counter is the pieces on the board) as tuples."""
+        return (self.game, self.to_move, tuple(map(tuple, self.stacks)),
+                tuple(count for seat in self.supply for slot in seat for count in slot))
+
     # ------------------------------------------------------------------ text
     def to_text(self) -> str:
         from sky_envs.games.skybridge.text import state_to_text

@@ -1,0 +1,304 @@
+"""Sky Scrapers' move phase solved exactly by compiled alpha-beta: the fast path of the exact
+solver for two seats, used to label benchmark positions (``benchmarks/solved_positions.py``).
+
+The game-agnostic :class:`~sky_envs.agents.solver.Solver` plays each move on a cloned state,
+tens of microseconds a node; positions with 18 to 20 stacks left take millions of nodes. This
+module searches the same game tree on a few arrays with numba, a microsecond or so a node:
+
+* a position is the stack heights and top colours per cell (``heights`` has the always-empty
+  sentinel slot ``B`` where a move off the board lands) and the seat to move; a stack of
+  height ``h`` on ``cell`` moving along ``d`` lands on ``reach[min(h, R - 1), cell, d]`` and
+  may move there when that cell holds a stack (the board's own landing table, ``Board.reach``);
+* after a move the next seat moves if it can, else the same seat, else the game is over:
+  most sky scrapers wins, then the tallest one, a draw when both tie or nobody built one
+  (``SkyScrapersState.winners`` for two seats);
+* negamax with fail-soft alpha-beta on values -1, 0, 1, a transposition table of two-entry
+  buckets keyed by two independent 64-bit Zobrist hashes (a wrong match needs both to collide:
+  odds below 1e-20 over a whole labelling run), the table's best move first, then two killer
+  moves per depth, then the moves that end the game in a win, then by the heuristic's
+  one-ply score (:func:`~sky_envs.games.sky_scrapers.heuristic_kernels._score`).
+
+The tests hold it to the generic solver and to brute-force minimax on random positions.
+``max_turns`` is not modelled: :func:`solve_moves` refuses a position where it could still
+cut the game.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sky_envs.games.sky_scrapers.heuristic_kernels import _score
+
+#: transposition table size (entries, a power of two): about 22 bytes each
+TABLE_BITS = 22
+_NO_BOUND_LOW, _NO_BOUND_HIGH = -2, 2
+_MAX_PLIES = 256
+
+
+@njit(cache=True)
+def _has_move(heights, tops, reach, colour, max_row):
+    cells = tops.shape[0]
+    for cell in range(cells):
+        if tops[cell] == colour:
+            row = min(heights[cell], max_row)
+            for d in range(8):
+                if heights[reach[row, cell, d]] > 0:
+                    return True
+    return False
+
+
+@njit(cache=True)
+def _final_value(heights, tops, colours, seat, skyscraper_height):
+    """The finished game's return for ``seat`` (two seats): -1, 0 or 1."""
+    counts = np.zeros(2, np.int64)
+    tallest = np.zeros(2, np.int64)
+    for s in range(2):
+        for cell in range(tops.shape[0]):
+            if tops[cell] == colours[s] and heights[cell] >= skyscraper_height:
+                counts[s] += 1
+                if heights[cell] > tallest[s]:
+                    tallest[s] = heights[cell]
+    other = 1 - seat
+    if counts[0] == 0 and counts[1] == 0:
+        return 0
+    if counts[seat] == counts[other] and tallest[seat] == tallest[other]:
+        return 0
+    if counts[seat] > counts[other] or (counts[seat] == counts[other] and tallest[seat] > tallest[other]):
+        return 1
+    return -1
+
+
+@njit(cache=True)
+def _moves(heights, tops, reach, colour, max_row, out):
+    """Write the legal moves of ``colour`` (``cell * 8 + d``) into ``out``; their count."""
+    n = 0
+    for cell in range(tops.shape[0]):
+        if tops[cell] == colour:
+            row = min(heights[cell], max_row)
+            for d in range(8):
+                if heights[reach[row, cell, d]] > 0:
+                    out[n] = cell * 8 + d
+                    n += 1
+    return n
+
+
+@njit(cache=True)
+def _search(heights, tops, colours, seat, alpha, beta, reach, max_row, skyscraper_height, z1, z2, side1, side2,
+            h1, h2, keys1, keys2, lowers, uppers, best_moves, work, killers, ply, stats, moves_buffer, score_buffer,
+            final_buffer, counts, tallest, tiles):
+    """Negamax value for ``seat`` (to move, with a legal move) inside (alpha, beta), fail-soft;
+    ``stats``: [nodes, node limit, aborted]."""
+    stats[0] += 1
+    if stats[0] >= stats[1]:
+        stats[2] = 1
+        return np.int64(0)
+    mask = keys1.shape[0] - 1
+    slot = int(h1 & np.uint64(mask)) & ~1
+    table_move = -1
+    found = -1
+    for k in range(2):
+        if keys1[slot + k] == h1 and keys2[slot + k] == h2:
+            found = slot + k
+    start_nodes = stats[0]
+    if found >= 0:
+        lower, upper = lowers[found], uppers[found]
+        if lower >= beta or lower == upper:
+            return np.int64(lower)
+        if upper <= alpha:
+            return np.int64(upper)
+        alpha = max(alpha, lower)
+        beta = min(beta, upper)
+        table_move = best_moves[found]
+    colour = colours[seat]
+    other = 1 - seat
+    moves = moves_buffer[ply]
+    n = _moves(heights, tops, reach, colour, max_row, moves)
+    scores = score_buffer[ply]
+    finals = final_buffer[ply]
+    cells = tops.shape[0]
+    # score every move: its result where it ends the game, else the heuristic's one-ply score
+    for i in range(n):
+        origin, d = moves[i] // 8, moves[i] % 8
+        target = reach[min(heights[origin], max_row), origin, d]
+        h_origin, h_target, t_target = heights[origin], heights[target], tops[target]
+        heights[target] = h_origin + h_target
+        tops[target] = colour
+        heights[origin] = 0
+        tops[origin] = -1
+        if _has_move(heights, tops, reach, colours[other], max_row) or _has_move(heights, tops, reach, colour, max_row):
+            finals[i] = _NO_BOUND_HIGH
+            scores[i] = _score(heights[:cells], tops, colours, seat, skyscraper_height, counts, tallest, tiles)
+        else:
+            finals[i] = _final_value(heights, tops, colours, seat, skyscraper_height)
+            scores[i] = 1e9 * finals[i]
+        heights[origin] = h_origin
+        tops[origin] = colour
+        heights[target] = h_target
+        tops[target] = t_target
+        if moves[i] == table_move:
+            scores[i] = 3e9
+        elif moves[i] == killers[ply, 0]:
+            scores[i] = max(scores[i], 2e9)
+        elif moves[i] == killers[ply, 1]:
+            scores[i] = max(scores[i], 1.5e9)
+    order = np.argsort(-scores[:n], kind="mergesort")
+    best, best_move = np.int64(-3), -1
+    window_low = alpha
+    for j in range(n):
+        i = order[j]
+        move = moves[i]
+        if finals[i] != _NO_BOUND_HIGH:
+            value = finals[i]
+        else:
+            origin, d = move // 8, move % 8
+            target = reach[min(heights[origin], max_row), origin, d]
+            h_origin, h_target, t_target = heights[origin], heights[target], tops[target]
+            g1 = h1 ^ z1[origin, h_origin, colour + 1] ^ z1[target, h_target, t_target + 1]
+            g2 = h2 ^ z2[origin, h_origin, colour + 1] ^ z2[target, h_target, t_target + 1]
+            g1 ^= z1[target, h_origin + h_target, colour + 1]
+            g2 ^= z2[target, h_origin + h_target, colour + 1]
+            heights[target] = h_origin + h_target
+            tops[target] = colour
+            heights[origin] = 0
+            tops[origin] = -1
+            if _has_move(heights, tops, reach, colours[other], max_row):
+                value = -_search(heights, tops, colours, other, -beta, -alpha, reach, max_row, skyscraper_height,
+                                 z1, z2, side1, side2, g1 ^ side1, g2 ^ side2, keys1, keys2, lowers, uppers,
+                                 best_moves, work, killers, ply + 1, stats, moves_buffer, score_buffer, final_buffer,
+                                 counts, tallest, tiles)
+            else:   # the other seat is skipped: the same seat moves again
+                value = _search(heights, tops, colours, seat, alpha, beta, reach, max_row, skyscraper_height,
+                                z1, z2, side1, side2, g1, g2, keys1, keys2, lowers, uppers, best_moves, work,
+                                killers, ply + 1, stats, moves_buffer, score_buffer, final_buffer, counts, tallest,
+                                tiles)
+            heights[origin] = h_origin
+            tops[origin] = colour
+            heights[target] = h_target
+            tops[target] = t_target
+            if stats[2]:
+                return np.int64(0)
+        if value > best:
+            best, best_move = value, move
+            if value > alpha:
+                alpha = value
+                if alpha >= beta:
+                    if finals[i] == _NO_BOUND_HIGH and killers[ply, 0] != move:
+                        killers[ply, 1] = killers[ply, 0]
+                        killers[ply, 0] = move
+                    break
+    # store: at most best (fail low), at least best (fail high), or exactly best
+    lower, upper = _NO_BOUND_LOW, _NO_BOUND_HIGH
+    if found >= 0:
+        lower, upper = lowers[found], uppers[found]
+    if best <= window_low:
+        upper = min(upper, best)
+    elif best >= beta:
+        lower = max(lower, best)
+    else:
+        lower, upper = best, best
+    spent = stats[0] - start_nodes
+    target_slot = found
+    if target_slot < 0:  # the bucket's entry with less work behind it makes way
+        target_slot = slot if work[slot] <= work[slot + 1] else slot + 1
+    keys1[target_slot] = h1
+    keys2[target_slot] = h2
+    lowers[target_slot] = lower
+    uppers[target_slot] = upper
+    best_moves[target_slot] = best_move
+    work[target_slot] = max(work[target_slot], spent) if found >= 0 else spent
+    return best
+
+
+@njit(cache=True)
+def _position_hash(heights, tops, colour, z, side):
+    """The Zobrist hash of the cells and the colour to move (a value is the mover's, and
+    random positioning deals colours to seats either way)."""
+    h = np.uint64(0)
+    for cell in range(tops.shape[0]):
+        h ^= z[cell, heights[cell], tops[cell] + 1]
+    if colour == 1:
+        h ^= side
+    return h
+
+
+class CompiledSolver:
+    """The compiled solver for one Sky Scrapers configuration (two seats). Its table is kept
+    between calls on positions of the same board (a random board is drawn per game: a call on
+    another board clears it first). ``max_nodes``: the budget of each call."""
+
+    def __init__(self, game, max_nodes: int | None = None, table_bits: int = TABLE_BITS, seed: int = 0):
+        if game.num_players != 2:
+            raise ValueError(f"the compiled Sky Scrapers solver takes two seats, this game has {game.num_players}")
+        self.game = game
+        self.max_nodes = max_nodes
+        B = game.rows * game.cols
+        rng = np.random.default_rng(seed)
+        # height up to B (every tile on one stack), top colour + 1 (0: empty)
+        self.z1 = rng.integers(0, 2**63, size=(B + 1, B + 2, 3), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+        self.z2 = rng.integers(0, 2**63, size=(B + 1, B + 2, 3), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+        self.z1[:, 0, :] = 0     # an empty cell adds nothing
+        self.z2[:, 0, :] = 0
+        self.side1, self.side2 = (np.uint64(v) for v in rng.integers(1, 2**63, size=2, dtype=np.uint64))
+        size = 1 << table_bits
+        self.keys1 = np.zeros(size, np.uint64)
+        self.keys2 = np.zeros(size, np.uint64)
+        self.lowers = np.zeros(size, np.int8)
+        self.uppers = np.zeros(size, np.int8)
+        self.best_moves = np.zeros(size, np.int16)
+        self.work = np.zeros(size, np.int64)
+        self.killers = np.full((_MAX_PLIES, 2), -1, np.int64)
+        self.moves_buffer = np.zeros((_MAX_PLIES, 8 * B), np.int64)
+        self.score_buffer = np.zeros((_MAX_PLIES, 8 * B), np.float64)
+        self.final_buffer = np.zeros((_MAX_PLIES, 8 * B), np.int64)
+        self.nodes = 0
+        self._board = None
+
+    def clear(self) -> None:
+        self.keys1[:] = 0
+        self.keys2[:] = 0
+        self.work[:] = 0
+        self.killers[:] = -1
+
+    def solve_moves(self, state) -> dict[int, float] | None:
+        """The exact value of every legal move of ``state`` (a move-phase position) for its
+        seat to move, in ``legal_actions()`` order; ``None`` when the budget ran out."""
+        game = self.game
+        if state.game is not game:
+            raise ValueError("this compiled solver was built for another game configuration")
+        if state.phase != "move" or state.current_player < 0:
+            raise ValueError("the compiled solver takes move-phase positions with a seat to move")
+        if state.board is not self._board:
+            self.clear()
+            self._board = state.board
+        stacks = int((state.heights[:-1] > 0).sum())
+        if state.turns + stacks >= game.max_turns:
+            raise ValueError(f"max_turns={game.max_turns} could still cut this game ({state.turns} turns played, "
+                             f"{stacks} stacks): the compiled solver does not model it, use sky_envs.agents.solver.Solver")
+        seat = state.current_player
+        colours = state.seat_colours.astype(np.int8)
+        reach = state.board.reach
+        max_row = reach.shape[0] - 1
+        stats = np.array([0, self.max_nodes or np.iinfo(np.int64).max, 0], np.int64)
+        counts, tallest, tiles = np.zeros(2), np.zeros(2), np.zeros(2)
+        out: dict[int, float] = {}
+        for action in state.legal_actions().tolist():
+            child = state.clone()
+            child.apply_unchecked(action)
+            if child.current_player < 0:
+                out[action] = float(child.returns()[seat]) if child.is_terminal() else 0.0
+                continue
+            mover = child.current_player
+            ch, ct = child.heights.copy(), child.tops.copy()
+            h1 = np.uint64(_position_hash(ch, ct, colours[mover], self.z1, self.side1))
+            h2 = np.uint64(_position_hash(ch, ct, colours[mover], self.z2, self.side2))
+            value = _search(ch, ct, colours, mover, -1, 1, reach, max_row, game.skyscraper_height, self.z1, self.z2,
+                            self.side1, self.side2, h1, h2, self.keys1, self.keys2, self.lowers, self.uppers,
+                            self.best_moves, self.work, self.killers, 0, stats, self.moves_buffer, self.score_buffer,
+                            self.final_buffer, counts, tallest, tiles)
+            if stats[2]:
+                self.nodes = int(stats[0])
+                return None
+            out[action] = float(value if mover == seat else -value) + 0.0
+        self.nodes = int(stats[0])
+        return out

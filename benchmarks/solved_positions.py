@@ -54,8 +54,9 @@ PAIRINGS = (("pretrained", "mcts@100"), ("pretrained", "greedy"), ("mcts@100", "
 
 
 def stacks_left(state: GameState) -> int:
-    """Sky Scrapers: the stacks on the board (each move merges two, so one fewer per move)."""
-    return int((state.heights[:-1] > 0).sum())
+    """Sky Scrapers: the stacks on the board once stacks move (each move merges two, so one
+    fewer per move); -1 before (a random board may have fewer cells than the range's top)."""
+    return int((state.heights[:-1] > 0).sum()) if state.phase == "move" else -1
 
 
 @dataclass(frozen=True)
@@ -70,16 +71,18 @@ class Recipe:
     label with the game's compiled solver (Sky Scrapers:
     :class:`~sky_envs.games.sky_scrapers.solver_kernels.CompiledSolver`, ten times the
     speed), else :class:`~sky_envs.agents.solver.Solver` with the ``solver`` settings.
+    ``pairings``: who plays the games (agent specs), cycled by game number.
     """
 
     depth: str
     low: int
     high: int
-    per_game: int = 3
+    per_game: int = 4
     max_nodes: int = 6_000_000
     options: dict | None = None
     compiled: bool = False
     solver: dict = field(default_factory=dict)
+    pairings: tuple = PAIRINGS
 
     def describe(self) -> str:
         what = "stacks left" if self.depth == "stacks" else "decisions left before the end of the game played"
@@ -198,12 +201,14 @@ class Labeller:
         return entry, seconds
 
 
-def make_set(env_id: str, count: int, out: Path | None = None, seed: int = 0, log=print) -> Path:
-    """Play, sample and solve until the set at ``out`` holds ``count`` positions (resuming)."""
+def make_set(env_id: str, count: int, out: Path | None = None, seed: int = 0, log=print,
+             recipe: Recipe | None = None) -> Path:
+    """Play, sample and solve until the set at ``out`` holds ``count`` positions (resuming);
+    ``recipe``: instead of the env's in :data:`RECIPES`."""
     env_id = canonical_id(env_id)
-    if env_id not in RECIPES:
+    if recipe is None and env_id not in RECIPES:
         raise ValueError(f"no benchmark recipe for {env_id!r}: recipes exist for {sorted(RECIPES)}")
-    recipe = RECIPES[env_id]
+    recipe = recipe or RECIPES[env_id]
     options = env_options(env_id, recipe)
     game = make_game(env_id, **options)
     out = Path(out) if out is not None else set_path(env_id)
@@ -212,8 +217,9 @@ def make_set(env_id: str, count: int, out: Path | None = None, seed: int = 0, lo
               "command": f"python -m benchmarks.solved_positions make --env {env_id} --count {count}"
                          + (f" --seed {seed}" if seed else ""),
               "selection": recipe.describe() + ", only those where the moves' values differ",
-              "pairings": [list(p) for p in PAIRINGS], "recipe": asdict(recipe),
+              "recipe": asdict(recipe),
               "value": "exact, for the seat to move: +1 forced win, 0 draw, -1 loss"}
+    header = json.loads(json.dumps(header))   # as the file holds it: lists, not tuples
     if out.exists():
         old, positions = read_set(out)
         for key in ("env_id", "env_options", "seed"):
@@ -232,11 +238,13 @@ def make_set(env_id: str, count: int, out: Path | None = None, seed: int = 0, lo
     labeller = Labeller(game, recipe)
     agents: dict = {}
     measure = DEPTHS[recipe.depth]
+    torch_threads(1)
     while kept < count:
         number = progress["next_game"]
         game_seed = seed * 1_000_003 + number
-        specs = PAIRINGS[number % len(PAIRINGS)]
-        if (number // len(PAIRINGS)) % 2:
+        pairings = recipe.pairings
+        specs = pairings[number % len(pairings)]
+        if (number // len(pairings)) % 2:
             specs = specs[::-1]
         started = time.perf_counter()
         history = play(game, specs, env_id, options, game_seed, agents)
@@ -277,6 +285,13 @@ def make_set(env_id: str, count: int, out: Path | None = None, seed: int = 0, lo
         _write_progress(progress_path, progress)
     log(f"{out}: {kept} positions")
     return out
+
+
+def torch_threads(count: int) -> None:
+    """Networks play on ``count`` threads (a background job on a shared machine)."""
+    import torch
+
+    torch.set_num_threads(count)
 
 
 def _read_progress(path: Path) -> dict:

@@ -17,11 +17,12 @@ from sky_envs.agents.checkpoint import (Checkpoint, CheckpointError, checkpoint_
                                         open_checkpoint, save_checkpoint)
 from sky_envs.agents.policy import NetworkEvaluator, PolicyAgent, SearchAgent
 from sky_envs.agents.search import PUCTSearch
+from sky_envs.agents.solver import Solver, SolverAgent
 
 BASELINES: dict[str, type[Agent]] = {"random": RandomAgent, "greedy": GreedyAgent, "mcts": MCTSAgent,
-                                     "alphabeta": AlphaBetaAgent}
+                                     "alphabeta": AlphaBetaAgent, "solver": SolverAgent}
 #: what the number after '@' sets, per baseline that takes one
-BUDGETS = {"mcts": "simulations", "alphabeta": "depth"}
+BUDGETS = {"mcts": "simulations", "alphabeta": "depth", "solver": "max_nodes"}
 
 
 def split_spec(text: str) -> tuple[str, str]:
@@ -39,7 +40,8 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
 
     * a baseline name: ``"random"``, ``"greedy"``, ``"mcts"``, ``"alphabeta"`` (``kwargs`` go
       to its class, e.g. ``simulations=400``), ``"mcts@400"`` (400 simulations) or
-      ``"alphabeta@3"`` (three plies deep; two-seat games);
+      ``"alphabeta@3"`` (three plies deep; two-seat games), ``"solver"`` / ``"solver@N"`` (exact
+      solutions within N nodes per move, else alpha-beta; two-seat perfect-information games);
     * a checkpoint path (a ``.pt`` file; ``env_id`` and ``env_options`` are checked against
       it): the raw policy, or with ``search=N`` (or the spec ``"policy.pt@N"``) PUCT search
       with ``N`` simulations guided by the policy (:class:`SearchAgent`; ``kwargs`` go to
@@ -90,5 +92,5 @@ def _checkpoint_agent(checkpoint: Checkpoint, search: int | None, seed: int | No
 
 
 __all__ = ["BASELINES", "AlphaBetaAgent", "Agent", "Checkpoint", "CheckpointError", "GreedyAgent", "MCTSAgent",
-           "NetworkEvaluator", "PUCTSearch", "PolicyAgent", "RandomAgent", "SearchAgent", "checkpoint_symmetries",
+           "NetworkEvaluator", "PUCTSearch", "PolicyAgent", "RandomAgent", "SearchAgent", "Solver", "SolverAgent", "checkpoint_symmetries",
            "load_checkpoint", "make_agent", "open_checkpoint", "random_legal", "save_checkpoint", "split_spec"]

@@ -32,7 +32,7 @@ Refused: games that hide information (their ``sample_consistent`` redistributes 
 cannot see, e.g. Sky Towers: the value of a position depends on cards nobody may read) and
 games with more than two seats (each seat's best move then depends on how the others share
 their results: there is no single exact value to find). :class:`SolverAgent` (agent spec
-``solver``, ``solver@N`` for a budget of N thousand nodes per move) plays a move of the best
+``solver``, ``solver@N`` for a budget of N nodes per move) plays a move of the best
 proven value where the solver finishes within its budget, and depth-2 alpha-beta on the
 game's heuristic otherwise.
 """
@@ -228,8 +228,13 @@ class Solver:
         if value + float(returns[1 - seat]) != 0.0:
             raise ValueError(f"{state.game.env_id} ended with returns {returns.tolist()}, which do not sum to zero: "
                              "the solver's negamax takes zero-sum two-seat returns")
-        if not self.low <= value <= self.high:
-            raise ValueError(f"{state.game.env_id} ended with a return of {value} for player_{seat}, outside the "
+        return self._checked(value, state, "at the end")
+
+    def _checked(self, value: float, state: GameState, where: str) -> float:
+        """``value``, a finished game's return for one seat, once it and the other seat's
+        (its negative) are known to lie in the value range."""
+        if not (self.low <= value <= self.high and self.low <= -value <= self.high):
+            raise ValueError(f"a game of {state.game.env_id} ends {where} with returns {value} and {-value}, outside the "
                              f"solver's value_range ({self.low}, {self.high}): pass the game's range "
                              "(value_range=None where it is unknown)")
         return value
@@ -305,27 +310,17 @@ class Solver:
         window_low = alpha
         for action, final in self._ordered(state, table_move, ply):
             if final is not None:  # the move values say this move ends the game
-                value, child_exact = final, True
-                if not self.low <= value <= self.high:
-                    raise ValueError(f"{state.game.env_id}'s move values say {state.action_to_string(action)} ends the "
-                                     f"game with a return of {value}, outside the solver's value_range "
-                                     f"({self.low}, {self.high}): pass the game's range (None where it is unknown)")
-                if value > best:
-                    best, best_move = value, action
-                    if value > alpha:
-                        alpha = value
-                        if alpha >= beta:
-                            break
-                continue
-            child = state.clone()
-            child.apply_unchecked(action)
-            if child.current_player < 0:
-                value, child_exact = self._final(child, mover), True
-            elif child.current_player == mover:
-                value, child_exact = self._search(child, alpha, beta, plies - 1, optimistic, ply + 1)
+                value, child_exact = self._checked(final, state, f"after {state.action_to_string(action)}"), True
             else:
-                value, child_exact = self._search(child, -beta, -alpha, plies - 1, optimistic, ply + 1)
-                value = 0.0 - value  # not -value: a draw stays 0.0, never -0.0
+                child = state.clone()
+                child.apply_unchecked(action)
+                if child.current_player < 0:
+                    value, child_exact = self._final(child, mover), True
+                elif child.current_player == mover:
+                    value, child_exact = self._search(child, alpha, beta, plies - 1, optimistic, ply + 1)
+                else:
+                    value, child_exact = self._search(child, -beta, -alpha, plies - 1, optimistic, ply + 1)
+                    value = 0.0 - value  # not -value: a draw stays 0.0, never -0.0
             exact = exact and child_exact
             if value > best:
                 best, best_move = value, action

@@ -1,0 +1,126 @@
+"""The shipped sets of solved positions (benchmarks/solved/) and the command that makes them
+and measures mistake rates: every file parses, every position loads with the legal moves it
+lists, the choice matters in each, and its labels re-solve to the same values (a sample with
+the game-agnostic solver in the default run, the whole file under ``slow``)."""
+
+import json
+
+import numpy as np
+import pytest
+
+import sky_envs
+from benchmarks import solved_positions
+from benchmarks.solved_positions import Labeller, Recipe, load_position, make_set, read_set
+from sky_envs.agents.solver import Solver
+
+SHIPPED = sorted(solved_positions.SETS.glob("*.jsonl"))
+
+
+def header_recipe(header) -> Recipe:
+    return Recipe(**{k: tuple(map(tuple, v)) if k == "pairings" else v for k, v in header["recipe"].items()})
+
+
+def test_every_env_with_a_recipe_ships_a_set():
+    assert {path.stem for path in SHIPPED} == set(solved_positions.RECIPES)
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda path: path.stem)
+def test_shipped_set_parses_and_every_choice_matters(path):
+    header, positions = read_set(path)
+    assert header["env_id"] == path.stem and header["command"].startswith("python -m benchmarks.solved_positions make")
+    count = int(header["command"].split("--count ")[1].split()[0])
+    assert len(positions) == count >= 1000
+    game = sky_envs.make_game(header["env_id"], **header["env_options"])
+    recipe = header_recipe(header)
+    seen = set()
+    for entry in positions:
+        load_position(game, entry)
+        values = set(entry["moves"].values())
+        assert len(values) > 1 and entry["value"] == max(values) and values <= {-1.0, 0.0, 1.0}
+        assert recipe.low <= entry["left"] <= recipe.high
+        seen.add((entry["game"], entry["ply"]))
+    assert len(seen) == len(positions)
+
+
+def _resolve(header, entries, recipe=None):
+    """Each entry's moves solved afresh: by the game-agnostic solver, or the labeller of ``recipe``."""
+    game = sky_envs.make_game(header["env_id"], **header["env_options"])
+    labeller = Labeller(game, recipe) if recipe is not None else None
+    for entry in entries:
+        state = load_position(game, entry)
+        if labeller is None:
+            solution = Solver().solve_moves(state)
+            assert solution.solved
+            moves = {state.action_to_string(a): v for a, v in solution.moves.items()}
+        else:
+            moves = labeller.label(state)[0]["moves"]
+        assert moves == entry["moves"], entry["position"]
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda path: path.stem)
+def test_a_sample_of_labels_resolves_with_the_game_agnostic_solver(path):
+    """Eight positions that took the fewest nodes, and one from the middle of the file."""
+    header, positions = read_set(path)
+    cheapest = sorted(positions, key=lambda entry: entry["nodes"])
+    sample = cheapest[:8] + [cheapest[len(cheapest) // 3]]
+    _resolve(header, sample)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda path: path.stem)
+def test_every_label_resolves(path):
+    """The whole file, with the labeller the recipe names (a fresh one)."""
+    header, positions = read_set(path)
+    recipe = header_recipe(header)
+    _resolve(header, positions, recipe)
+
+
+TINY = Recipe("stacks", 4, 9, per_game=3, max_nodes=200_000, pairings=(("greedy", "random"),),
+              options=dict(board="square", rows=4, cols=4, positioning="random"))
+
+
+def test_make_plays_samples_solves_and_resumes(tmp_path):
+    out = tmp_path / "tiny.jsonl"
+    make_set("sky_scrapers_v0", 4, out, recipe=TINY, log=lambda text: None)
+    header, first = read_set(out)
+    assert len(first) == 4 and header["recipe"]["low"] == 4
+    progress = json.loads(out.with_suffix(".progress.json").read_text())
+    assert progress["kept"] == 4 and sum(progress["attempted"].values()) >= 4
+    make_set("sky_scrapers_v0", 7, out, recipe=TINY, log=lambda text: None)   # resumes: appends
+    header, more = read_set(out)
+    assert more[:4] == first and len(more) == 7 and "--count 7" in header["command"]
+    assert len({(p["game"], p["ply"]) for p in more}) == 7
+    _resolve(header, more)
+    with pytest.raises(ValueError, match="seed"):
+        make_set("sky_scrapers_v0", 8, out, seed=1, recipe=TINY)
+
+
+def test_mistakes_command_reports_every_agent(tmp_path, capsys):
+    out = tmp_path / "tiny.jsonl"
+    make_set("sky_scrapers_v0", 5, out, recipe=TINY, log=lambda text: None)
+    report_path = tmp_path / "mistakes.json"
+    solved_positions.main(["mistakes", "--set", str(out), "--agents", "greedy", "solver", "random",
+                           "--json", str(report_path)])
+    table = capsys.readouterr().out
+    report = json.loads(report_path.read_text())
+    assert report["positions"] == 5 and set(report["agents"]) == {"greedy", "solver", "random"}
+    for spec, row in report["agents"].items():
+        assert 0 <= row["low"] <= row["rate"] <= row["high"] <= 1 and row["positions"] == 5
+        assert f"| {spec} |" in table
+    assert report["agents"]["solver"]["mistakes"] == 0   # exact play never lowers the value
+    assert "mistakes --set" in report["command"]
+
+
+def test_malformed_sets_are_refused_with_the_line(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"header": {"format": "something else"}}\n')
+    with pytest.raises(ValueError, match=":1: format"):
+        read_set(path)
+    path.write_text(json.dumps({"header": {"format": solved_positions.FORMAT}}) + '\n{"game": 1}\n')
+    with pytest.raises(ValueError, match=":2: missing"):
+        read_set(path)
+    game = sky_envs.make_game("sky_scrapers_v0", board="square", rows=4, cols=4)
+    state = game.new_initial_state(np.random.default_rng(0))
+    entry = {"game": 0, "ply": 0, "seat": 1 - state.current_player, "position": state.to_text(), "moves": {}}
+    with pytest.raises(ValueError, match="player_"):
+        load_position(game, entry)

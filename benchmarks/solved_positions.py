@@ -91,6 +91,9 @@ class Recipe:
 
 RECIPES = {
     "sky_scrapers_v0": Recipe("stacks", 10, 20, max_nodes=40_000_000, compiled=True),
+    "highrise_heist_v0": Recipe("plies_left", 1, 8, per_game=3, max_nodes=300_000),
+    "skybridge_v0": Recipe("plies_left", 1, 16, per_game=3, max_nodes=300_000),
+    "scala_v0": Recipe("plies_left", 1, 6, per_game=3, max_nodes=300_000, solver={"max_plies": 6, "deepening": True}),
 }
 DEPTHS: dict[str, Callable] = {"stacks": lambda state, plies_left: stacks_left(state),
                                "plies_left": lambda state, plies_left: plies_left}

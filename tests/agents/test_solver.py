@@ -111,7 +111,7 @@ def small_positions():
 @pytest.mark.parametrize("name,state", small_positions())
 def test_every_move_value_is_brute_force_minimaxs(name, state):
     expected = {action: low for action, (low, high) in brute_force_moves(state).items()}
-    for settings in ({}, {"table": False}, {"ordering": "none"}, {"ordering": "history"}):
+    for settings in ({}, {"table": False}, {"ordering": "heuristic"}, {"ordering": "history"}, {"ordering": "none"}):
         solution = Solver(**settings).solve_moves(state)
         assert solution.solved and solution.moves == expected, settings
         assert solution.value == max(expected.values()) == Solver(**settings).solve(state).value

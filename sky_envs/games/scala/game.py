@@ -3,6 +3,8 @@ and pictures into states (documented in ``sky_envs/scala_v0.py``)."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from sky_envs.core.options import MAX_TURNS, choice_option, integer_option, reject_unknown_options
@@ -43,7 +45,7 @@ class ScalaGame(Game):
         return ScalaState(self, START[0], START[1], 0, rng)
 
     def state_from_text(self, text: str, rng: np.random.Generator | None = None) -> ScalaState:
-        return ScalaState(self, rng=rng, **read_position(text))
+        return read_position(text, partial(ScalaState, self, rng=rng))
 
     def render_rgb(self, state: ScalaState) -> np.ndarray:
         return render_rgb(state)

@@ -1,5 +1,6 @@
-"""Scala position text (``rules/scala.md``): written from a state, read back into the parts
-:class:`~sky_envs.games.scala.state.ScalaState` is built from.
+"""Scala position text (``rules/scala.md``): written from a state, read back into a state
+(built by ``new_state``, the state class the game hands over: this module does not import
+the state).
 
 The text is the 14 board rows from row 14 down to row 1, 11 characters each (``#`` no cell,
 ``.`` empty cell, goals included, ``O`` Blue, ``X`` Red), then ``to_move: O`` or ``to_move: X``.
@@ -12,6 +13,7 @@ the loser made the last move). Every other position, finished or not, is the pla
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sky_envs.core.text import position_error, split_position
@@ -59,9 +61,9 @@ def state_to_text(state) -> str:
     return "\n".join(lines)
 
 
-def read_position(text: str) -> dict[str, Any]:
-    """The position ``text`` describes, as the keyword arguments of ``ScalaState`` (all but
-    ``game`` and ``rng``); ``ValueError`` naming the line if it is not valid."""
+def read_position(text: str, new_state: Callable[..., Any]):
+    """The position ``text`` describes, built by ``new_state(blue, red, to_move,
+    split_winner=...)``; ``ValueError`` naming the line if it is not valid."""
     parsed = split_position(text, ("winner", "to_move"))
     rows = parsed.rows
     if len(rows) > ROWS:
@@ -110,5 +112,5 @@ def read_position(text: str) -> dict[str, Any]:
         if any(stones[c] >> TARGET_GOAL[c] & 1 for c in (0, 1)):
             raise position_error(w_lineno, "winner: marks a split loss, but a stone stands on the goal its side attacks")
         split_winner = "OX".index(w_value)
-    return dict(blue=stones[0], red=stones[1], to_move="OX".index(value), split_winner=split_winner)
+    return new_state(stones[0], stones[1], "OX".index(value), split_winner=split_winner)
 

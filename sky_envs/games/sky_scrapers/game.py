@@ -3,7 +3,7 @@ texts and pictures into states (documented in ``sky_envs/sky_scrapers_v0.py``)."
 
 from __future__ import annotations
 
-from functools import cached_property
+from functools import cached_property, partial
 
 import numpy as np
 
@@ -180,7 +180,7 @@ class SkyScrapersGame(Game):
         return SkyScrapersState(self, board, heights, tops, seat_colours, phase, to_move, tiles_left, first_mover, rng)
 
     def state_from_text(self, text: str, rng: np.random.Generator | None = None) -> SkyScrapersState:
-        return SkyScrapersState(self, rng=rng, **read_position(self, text))
+        return read_position(self, text, partial(SkyScrapersState, self, rng=rng))
 
     def render_rgb(self, state: SkyScrapersState) -> np.ndarray:
         return render_rgb(state)

@@ -1,5 +1,6 @@
 """Sky Scrapers position text (``rules/sky_scrapers.md``): written from a state, read back
-into the parts :class:`~sky_envs.games.sky_scrapers.state.SkyScrapersState` is built from.
+into a state (built by ``new_state``, the state class the game hands over: this module does
+not import the state).
 
 The rules file's notation covers movement positions with seat i = colour i. To write
 *every* state exactly, a few optional fields may stand between the rows and ``to_move``;
@@ -13,6 +14,7 @@ each is written only when it differs from that default:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -50,9 +52,10 @@ def state_to_text(state) -> str:
     return "\n".join(lines)
 
 
-def read_position(game, text: str) -> dict[str, Any]:
-    """The position ``text`` describes, as the keyword arguments of ``SkyScrapersState``
-    (all but ``game`` and ``rng``); ``ValueError`` naming the line if it is not valid."""
+def read_position(game, text: str, new_state: Callable[..., Any]):
+    """The position ``text`` describes, built by ``new_state(board, heights, tops,
+    seat_colours, phase, to_move, tiles_left, first_mover)``; ``ValueError`` naming the line
+    if it is not valid."""
     parsed = split_position(text, FIELDS)
     P = game.num_players
     if len(parsed.rows) != game.rows:
@@ -132,6 +135,5 @@ def read_position(game, text: str) -> dict[str, Any]:
     lineno, value = fields.get("to_move", (None, "0"))
     to_move = parse_int(value, lineno, "to_move", 0, P - 1)
     board = board_for(cells.reshape(game.rows, game.cols), game.lines)
-    return dict(board=board, heights=heights, tops=tops, seat_colours=seat_colours, phase=phase, to_move=to_move,
-                tiles_left=tiles_left, first_mover=first_mover)
+    return new_state(board, heights, tops, seat_colours, phase, to_move, tiles_left, first_mover)
 

@@ -1,4 +1,5 @@
-"""Pictures of a position: ``ansi`` text and an ``rgb_array`` image.
+"""Pictures of a Sky Towers position: the text board (``render_text``) and the rgb picture
+(``render_rgb``).
 
 Both show every row of towers (cards bottom to top, with the sums), score piles, bonuses,
 the deck and the open pool. Hands are shown only for the seat that decides now (the seat
@@ -13,7 +14,7 @@ from PIL import Image, ImageDraw
 
 from sky_envs.core.render import BACKGROUND, INK, PALETTE, default_font
 from sky_envs.games.sky_towers.deck import BONUS_NAMES
-from sky_envs.games.sky_towers.state import OVER, PEEK, PHASE_HELP
+from sky_envs.games.sky_towers.rules import OVER, PEEK, PHASE_HELP
 
 
 def _hand_words(counts) -> str:

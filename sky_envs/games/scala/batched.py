@@ -7,15 +7,18 @@ of arrays, as pgx's cores): ``stones`` ``(N, 4)`` int64, the two colour masks sp
 ``plies`` (moves since the start or the loaded position, for ``max_turns``); ``connected``
 (the stones are known to be one group, which lets most moves skip the search for groups);
 ``last_action`` (for the pictures of ``get_state``); the colour to move is
-``current_player``. The moves, the split rule and the move generation are ``kernels.py``'s
-(the same compiled functions the readable engine calls), so the two engines share every
-rule but the order of the end tests, which :func:`_play` spells out like
-``ScalaState.apply_unchecked``.
+``current_player``. Settling a move and generating moves are ``kernels.py``'s functions,
+the ones the readable engine calls; two pieces are written here again, over arrays: the
+order of the end tests (:func:`_play`, as ``ScalaState.apply_unchecked``) and, under
+``split_rule="illegal"``, the filter of the moves that break the split rule
+(:func:`_drop_split_moves`, ``rules.split_legal_targets`` compiled). The oracle tests hold
+them to the readable engine.
 
 What a step costs beyond the rules is the 7,744-entry action mask: only the rows of the
 mover's stones can hold legal moves, so a step clears those 14 rows (1,232 entries) rather
-than the whole row of the slot, and writes only the observation entries that can change
-(stone channels 1 and 2, and the goal entries of channels 3 and 4, which swap with the seat).
+than the whole row of the slot; and it writes only the observation entries that can change:
+the stone channels (1 and 2) of the cells that held or hold a stone, and the goal entries
+of channels 3 and 4, which swap with the seat.
 
 Scala's set-up draws nothing: every game starts from one template built once from
 ``game.new_initial_state``; a restart copies it.
@@ -33,6 +36,8 @@ from sky_envs.games.scala.kernels import (
     HALF_BITS,
     OWN_SLOT,
     SETTLED,
+    halves_of,
+    _has,
     _index_of,
     _toggle,
     label_groups,
@@ -50,29 +55,43 @@ GOAL_SLOTS = np.array([OWN_SLOT[goal] + channel for goal in TARGET_GOAL for chan
 
 
 @njit(cache=True)
-def _observe(out, base, mine_lo, mine_hi, theirs_lo, theirs_hi, whole):
+def _observe(out, base, mine_lo, mine_hi, theirs_lo, theirs_hi, cells_lo, cells_hi, whole):
     """Write the position seen by a seat into the flat observation ``out`` (770 entries):
     its fixed channels from ``base`` (the seat's, ``game.observation_base``; all of them if
-    ``whole``, else only the goal entries), then its stones (channel 1) and the opponent's (2)."""
+    ``whole``, else only the goal entries), then, on the cells ``cells``, its stones
+    (channel 1) and the opponent's (2). The other cells' stone entries are left as they
+    are: zeros after a whole copy (``base`` holds no stones)."""
     if whole:
         out[:] = base
     else:
         for k in GOAL_SLOTS:
             out[k] = base[k]
-    for i in range(HALF_BITS):
-        out[OWN_SLOT[i]] = (mine_lo >> i) & 1
-        out[OWN_SLOT[i] + 1] = (theirs_lo >> i) & 1
-        out[OWN_SLOT[HALF_BITS + i]] = (mine_hi >> i) & 1
-        out[OWN_SLOT[HALF_BITS + i] + 1] = (theirs_hi >> i) & 1
+    for half in range(2):
+        bits = cells_lo if half == 0 else cells_hi
+        mine = mine_lo if half == 0 else mine_hi
+        theirs = theirs_lo if half == 0 else theirs_hi
+        while bits:
+            low = bits & -bits
+            bits ^= low
+            cell = _index_of(low)
+            slot = OWN_SLOT[cell + half * HALF_BITS]
+            out[slot] = (mine >> cell) & 1
+            out[slot + 1] = (theirs >> cell) & 1
 
 
 @njit(cache=True)
-def _observe_stones(out, bases, seat, stones, whole):
-    """``_observe`` for ``seat`` of the colour masks ``stones`` (``blue_lo, blue_hi, red_lo, red_hi``)."""
+def _observe_stones(out, bases, seat, stones, held_lo, held_hi, whole):
+    """``_observe`` for ``seat`` of the colour masks ``stones`` (``blue_lo, blue_hi, red_lo,
+    red_hi``) on the cells occupied now and, unless ``whole``, on the cells ``held`` (those
+    occupied before the move)."""
+    cells_lo, cells_hi = stones[0] | stones[2], stones[1] | stones[3]
+    if not whole:
+        cells_lo |= held_lo
+        cells_hi |= held_hi
     if seat == 0:
-        _observe(out, bases[0], stones[0], stones[1], stones[2], stones[3], whole)
+        _observe(out, bases[0], stones[0], stones[1], stones[2], stones[3], cells_lo, cells_hi, whole)
     else:
-        _observe(out, bases[1], stones[2], stones[3], stones[0], stones[1], whole)
+        _observe(out, bases[1], stones[2], stones[3], stones[0], stones[1], cells_lo, cells_hi, whole)
 
 
 @njit(cache=True)
@@ -129,11 +148,8 @@ def _play(stones, colour, action, connected, plies, mover_loses, max_turns, mask
     stones[0], stones[1], stones[2], stones[3] = blue_lo, blue_hi, red_lo, red_hi
     if outcome != SETTLED:                      # rules 2 and 4 (only reachable with mover_loses)
         return 1 - colour, 1
-    if colour == 0:
-        on_goal = (blue_hi >> (end - HALF_BITS)) & 1 if end >= HALF_BITS else (blue_lo >> end) & 1
-    else:
-        on_goal = (red_hi >> (end - HALF_BITS)) & 1 if end >= HALF_BITS else (red_lo >> end) & 1
-    if end == TARGETS[colour] and on_goal:
+    on_goal = _has(blue_lo, blue_hi, end) if colour == 0 else _has(red_lo, red_hi, end)
+    if end == TARGETS[colour] and on_goal:                # the moved stone stayed on its goal
         return colour, 1
     if plies >= max_turns:
         return -1, 2
@@ -179,6 +195,7 @@ def _step(actions, active, stones, current_player, plies, connected, last_action
         if not active[i]:
             continue
         colour = np.int64(current_player[i])
+        held_lo, held_hi = stones[i, 0] | stones[i, 2], stones[i, 1] | stones[i, 3]
         plies[i] += 1
         winner, over = _play(stones[i], colour, actions[i], connected[i], plies[i], mover_loses, max_turns,
                              mask[i], scratch, groups)
@@ -186,7 +203,7 @@ def _step(actions, active, stones, current_player, plies, connected, last_action
         last_action[i] = actions[i]
         if over == 0:
             current_player[i] = 1 - colour
-            _observe_stones(observation[i], bases, 1 - colour, stones[i], False)
+            _observe_stones(observation[i], bases, 1 - colour, stones[i], held_lo, held_hi, False)
             continue
         if over == 1:
             terminated[i] = True
@@ -196,7 +213,7 @@ def _step(actions, active, stones, current_player, plies, connected, last_action
             truncated[i] = True
         final_player[i] = colour
         if keep_final:
-            _observe_stones(final_observation[i], bases, colour, stones[i], True)
+            _observe_stones(final_observation[i], bases, colour, stones[i], 0, 0, True)
         _restart(i, stones, current_player, plies, connected, last_action, observation, mask,
                  start_stones, start_seat, start_connected, start_actions, start_observation)
 
@@ -217,7 +234,7 @@ class ScalaBatch(BatchedGames):
         self._bases = np.stack([base.reshape(-1) for base in game.observation_base])
         self._mover_loses = game.split_rule == MOVER_LOSES
         start = game.new_initial_state(np.random.default_rng(0))   # Scala's set-up draws nothing
-        self._start_stones = np.array(start._halves, dtype=np.int64)
+        self._start_stones = np.array(halves_of(*start.stones), dtype=np.int64)
         self._start_seat = start.current_player
         self._start_connected = start.connected
         self._start_actions = np.array(start.legal_actions(), dtype=np.int64)
@@ -253,7 +270,7 @@ class ScalaBatch(BatchedGames):
             raise ValueError(f"slot {slot}: the position is over; a slot holds a game in play")
         if state.game.options() != self.game.options():
             raise ValueError(f"slot {slot}: the position is of {state.game.options()}, the batch of {self.game.options()}")
-        self.stones[slot] = state._halves
+        self.stones[slot] = halves_of(*state.stones)
         self.current_player[slot] = state.current_player
         self.plies[slot] = state.plies
         self.connected[slot] = state.connected

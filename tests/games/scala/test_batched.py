@@ -93,6 +93,11 @@ def test_slots_from_mid_game_positions_match_the_aec_env(rule):
     assert counts["games_ended"] > len(positions)
 
 
+def test_max_turns_1_cuts_every_game_after_its_first_move():
+    counts = assert_matches_aec("scala_v0", {"max_turns": 1}, num_envs=4, steps=12, seed=5, expect_compiled=True)
+    assert counts["games_ended"] == 4 * 12
+
+
 def test_without_final_observations():
     venv = vector.make("scala_v0", 4, seed=0, keep_final_observation=False, max_turns=3)
     batch = venv.reset()

@@ -120,7 +120,7 @@ def parse_query(query: str, allowed: set[str], path: str) -> dict[str, str]:
         raise RequestError(HTTPStatus.BAD_REQUEST, f"{path}: the query is longer than {MAX_QUERY_CHARS} characters")
     try:
         pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query), errors="strict",
-                          max_num_fields=len(allowed))
+                          max_num_fields=len(allowed) + 4)
     except (ValueError, UnicodeDecodeError) as error:
         raise RequestError(HTTPStatus.BAD_REQUEST, f"{path}: a malformed query ({error})") from None
     values: dict[str, str] = {}

@@ -1,5 +1,6 @@
-"""Helpers shared by the play server's API tests and its browser test: a real server on an
-ephemeral port in a thread, JSON requests with urllib, and a well-formed illegal move."""
+"""Helpers shared by the play server's API tests and its browser tests: a real play or replay
+server on an ephemeral port in a thread, JSON requests with urllib, a well-formed illegal
+move, and the game configurations the board is tested in."""
 
 from __future__ import annotations
 
@@ -13,19 +14,39 @@ from sky_envs.core.registry import make_game
 from sky_envs.core.state import IllegalActionError
 from sky_envs.play import PlaySession
 from sky_envs.play.web import make_server
+from sky_envs.play.web_replay import make_replay_server
 
 PLAY_ENV_IDS = ["sky_scrapers_v0", "scala_v0", "highrise_heist_v0", "golden_rush_v0",
                 "skybridge_v0", "sky_towers_v0"]
+#: every env, Sky Scrapers in every board shape, set-up and seat count: what the board views
+#: and the clicks are tested on
+BOARD_CONFIGS = [
+    ("sky_scrapers_v0", {}),
+    ("sky_scrapers_v0", {"players": 4}),
+    ("sky_scrapers_v0", {"lines": "hex", "board": "random", "rows": 6, "cols": 6, "positioning": "random"}),
+    ("sky_scrapers_v0", {"lines": "orthogonal", "board": "square", "rows": 4, "cols": 5}),
+    ("sky_scrapers_v0", {"board": ".#../..../..#.", "positioning": "strategic"}),
+    ("sky_scrapers_v0", {"positioning": "random", "players": 4, "board": "square", "rows": 6, "cols": 6}),
+    ("scala_v0", {}),
+    ("highrise_heist_v0", {}),
+    ("golden_rush_v0", {}),
+    ("golden_rush_v0", {"mode": "teams"}),
+    ("skybridge_v0", {}),
+    ("skybridge_v0", {"players": 3}),
+    ("skybridge_v0", {"players": 4, "variant": "classic", "rows": 3, "cols": 4}),
+    ("sky_towers_v0", {}),
+    ("sky_towers_v0", {"players": 4}),
+]
+
+
+def config_id(config):
+    env_id, options = config
+    return env_id + "".join(f"-{k}={v}" for k, v in options.items())
 
 
 @contextlib.contextmanager
-def running_server(env_id="scala_v0", options=None, opponent="random", human_seats=(0,), seed=0):
-    """A play server over a new PlaySession, serving in a thread until the block ends."""
-
-    def session_factory():
-        return PlaySession(env_id, options, opponent=opponent, human_seats=human_seats, seed=seed)
-
-    server = make_server(session_factory, host="127.0.0.1", port=0, quiet=True)
+def serving(server):
+    """``server`` serving in a thread until the block ends."""
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
@@ -34,6 +55,20 @@ def running_server(env_id="scala_v0", options=None, opponent="random", human_sea
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+def running_server(env_id="scala_v0", options=None, opponent="random", human_seats=(0,), seed=0):
+    """A play server over a new PlaySession, serving in a thread until the block ends."""
+
+    def session_factory():
+        return PlaySession(env_id, options, opponent=opponent, human_seats=human_seats, seed=seed)
+
+    return serving(make_server(session_factory, host="127.0.0.1", port=0, quiet=True))
+
+
+def replay_server(path):
+    """A replay server over ``path`` (a replay file or a folder), serving in a thread."""
+    return serving(make_replay_server(path, port=0, quiet=True))
 
 
 def call(server, method, path, body=None, raw=None, headers=None):

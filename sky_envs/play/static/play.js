@@ -703,7 +703,11 @@ function setupPlay() {
 
 async function setup() {
   $("board").addEventListener("click", onBoardClick);
-  $("choice-cancel").addEventListener("click", () => { closeChoice(); });
+  $("choice-cancel").addEventListener("click", () => {
+    closeChoice();
+    selected = null;        // start again from the first click
+    if (current) markBoard(current);
+  });
   $("position-box").addEventListener("toggle", () => {
     if ($("position-box").open) fetchPosition();
   });

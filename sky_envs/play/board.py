@@ -14,7 +14,6 @@ move, so every registered game can be played by clicks.
 from __future__ import annotations
 
 import importlib
-import sys
 from typing import Any
 
 from sky_envs.core import scene as sc
@@ -62,9 +61,8 @@ class GenericView:
 
 def board_view_of(game) -> Any:
     """The ``board_view`` module beside ``game``'s class module, or a :class:`GenericView`."""
-    module_name = type(game).__module__
-    package = module_name.rpartition(".")[0]
-    if package and getattr(sys.modules.get(module_name), "__file__", None):
+    package = type(game).__module__.rpartition(".")[0]
+    if package:
         try:
             return importlib.import_module(f"{package}.{VIEW_MODULE}")
         except ModuleNotFoundError as error:

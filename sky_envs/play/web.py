@@ -125,6 +125,11 @@ class WebGame:
     def _changed(self) -> None:
         self._version += 1
 
+    @property
+    def watching(self) -> bool:
+        """True when agents play every seat."""
+        return self._session.watching
+
     # ------------------------------------------------------------ routes
     def get(self, path: str, query: str) -> dict[str, Any] | tuple[bytes, str]:
         if path == "/api/state":
@@ -304,5 +309,4 @@ def serve(session_factory: Callable[[], Any], host: str = "127.0.0.1", port: int
           pace_ms: int = DEFAULT_PACE_MS) -> None:
     """Serve the play page at ``http://host:port/`` until interrupted (Ctrl+C)."""
     server = make_server(session_factory, host, port, pace_ms=pace_ms)
-    watching = not server.app.state()["human_seats"]
-    serve_forever(server, "Watch" if watching else "Play")
+    serve_forever(server, "Watch" if server.app.watching else "Play")

@@ -71,6 +71,36 @@ def replay_server(path):
     return serving(make_replay_server(path, port=0, quiet=True))
 
 
+@contextlib.contextmanager
+def served_by_command(arguments, banner_start):
+    """Run ``python ARGUMENTS`` (a server on port 0), yield the address its first line names
+    (after ``banner_start``), then stop it with Ctrl+C and check it ended cleanly."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    # Ctrl+C's default action in the server, even where this run was started in the background
+    # (a shell starts background jobs with SIGINT ignored, and children inherit that)
+    def default_sigint():
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    with subprocess.Popen([sys.executable, *arguments], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          env={**os.environ, "PYTHONUNBUFFERED": "1"}, preexec_fn=default_sigint) as process:
+        try:
+            banner = process.stdout.readline()
+            assert banner.startswith(banner_start + "http://127.0.0.1:"), banner
+            yield banner[len(banner_start):].split()[0]
+        finally:
+            process.send_signal(signal.SIGINT)
+            try:
+                code = process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                raise
+            assert code == 0
+
+
 def call(server, method, path, body=None, raw=None, headers=None):
     """``(status, decoded JSON or raw bytes, response headers)`` of one request; ``body`` is
     sent as JSON, ``raw`` as given."""

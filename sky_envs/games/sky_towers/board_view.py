@@ -133,7 +133,7 @@ def _row(st, seat: int, y: float, tallest: int, colour: str) -> list[dict]:
                       f"a new tower at the left end of player_{seat}'s row")]
     for k, (tower, total) in enumerate(zip(towers, st.sums[seat])):
         x = MARGIN + (k + 1) * PITCH
-        shapes = [sc.rect(x - 2, y - 2, CARD_W + 4, depth + 4, r=5, fill="none", stroke="none")]
+        shapes = [sc.rect(x - 2, y - 2, CARD_W + 4, depth + 4, r=5, fill="transparent", stroke="none")]   # all of it clicks
         for j, v in enumerate(tower):   # each card's value at its top, where the next card leaves it seen
             shapes += [_card(x, y + j * STEP), sc.text(x + CARD_W / 2, y + j * STEP + 14, str(v), 13, bold=True,
                                                        fill=sc.INK_COLOUR)]

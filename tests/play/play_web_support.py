@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import threading
 import urllib.error
 import urllib.request
 
+from sky_envs.core.boards import DIRECTION_NAMES, DIRECTION_STEPS
+from sky_envs.core.notation import cell_name, column_index
 from sky_envs.core.registry import make_game
 from sky_envs.core.state import IllegalActionError
 from sky_envs.play import PlaySession
@@ -42,6 +45,55 @@ BOARD_CONFIGS = [
 def config_id(config):
     env_id, options = config
     return env_id + "".join(f"-{k}={v}" for k, v in options.items())
+
+
+def expected_ways(env_id, state, text):
+    """Where the move ``text`` (the game's notation) should start and end on the board."""
+    seat = state.current_player
+    if env_id == "sky_scrapers_v0":
+        if match := re.fullmatch(r"([a-z]+)([0-9]+)>([A-Z]+)", text):
+            r, c = int(match[2]) - 1, column_index(match[1])
+            board = state.board
+            height = int(state.heights[r * board.cols + c])
+            dr, dc = DIRECTION_STEPS[DIRECTION_NAMES.index(match[3])]
+            return [(cell_name(r, c), cell_name(r + height * dr, c + height * dc))]
+        if text.startswith("+"):
+            return [(None, text[1:])]
+        return [(None, f"colour:{text}")]
+    if env_id == "scala_v0":
+        return [tuple(text.split("-"))]
+    if env_id in ("highrise_heist_v0", "golden_rush_v0"):
+        if text in ("pass", "swap"):
+            return [(None, text)]
+        if ">" in text:
+            a, b = text.split(">")
+            return [(f"stand:{a}", f"stand:{b}")]
+        stands = sorted(set(text[1:]))
+        if len(stands) == 1:
+            return [("supply", f"stand:{stands[0]}")]
+        return [(f"stand:{stands[0]}", f"stand:{stands[1]}"), (f"stand:{stands[1]}", f"stand:{stands[0]}")]
+    if env_id == "skybridge_v0":
+        origin = f"p{seat}:{text[:2]}"
+        if text[0] == "B":
+            return [(origin, end) for end in text[2:].split("-")]
+        return [(origin, text[2:])]
+    # sky_towers_v0
+    words = text.split()
+    if text in ("draw", "keep", "bottom"):
+        return [(None, "deck")]
+    if text == "stop":
+        return [(None, "stop")]
+    if words[0] == "take":
+        return [(None, f"open:{words[1]}")]
+    if words[0] == "dismantle":
+        return [(f"p{seat}:dismantle", f"p{seat}:t{words[1]}")]
+    if words[0] in ("give", "discard"):
+        return [(None, f"p{seat}:hand:{words[1]}")]
+    if words[0] in ("exchange", "ask"):
+        return [(None, f"{words[1]}:seat")]
+    value, where = text.split(">")
+    owner, place = where.split(":") if ":" in where else (f"p{seat}", where)
+    return [(f"p{seat}:hand:{value}", f"{owner}:{place if place in 'LR' else 't' + place}")]
 
 
 @contextlib.contextmanager

@@ -15,9 +15,11 @@ import random
 import pytest
 
 from sky_envs.agents import make_agent
+from sky_envs.core.registry import make_game
 from sky_envs.replay import load_replay, positions
 from tests.play.play_page_support import NEEDS_CHROMIUM, PHONE, Page
-from tests.play.play_web_support import BOARD_CONFIGS, call, config_id, replay_server, running_server
+from tests.play.play_web_support import (BOARD_CONFIGS, call, config_id, expected_ways, replay_server,
+                                         running_server)
 from training.tournament import match
 
 pytestmark = NEEDS_CHROMIUM
@@ -30,15 +32,20 @@ def targets_of(state, origin):
     return {target for move in state["board_moves"] for o, target in move["ways"] if o == origin}
 
 
-def play_by_clicks_to_the_end(page, server, seed, max_moves=2000):
+def play_by_clicks_to_the_end(page, server, seed, env_id, options, max_moves=2000):
     """Click random moves until the game ends, checking every selection's highlighted targets
-    against the API; returns the number of moves clicked."""
+    against the legal moves from that origin, as their notation reads; returns the number of
+    moves clicked."""
     rng = random.Random(seed)
     clicked = 0
+    game = make_game(env_id, **options)
 
     def check(origin, targets):
         state = call(server, "GET", "/api/state")[1]
-        assert set(targets) == targets_of(state, origin), origin
+        position = game.state_from_text(call(server, "GET", "/api/position")[1]["position"])
+        from_notation = {t for _, text in state["legal_moves"] for o, t in expected_ways(env_id, position, text)
+                         if o == origin}
+        assert set(targets) == from_notation == targets_of(state, origin), origin
 
     while not call(server, "GET", "/api/state")[1]["is_over"]:
         assert clicked < max_moves
@@ -62,7 +69,7 @@ def test_a_whole_game_by_clicks_on_the_board(browser):
         assert set(page.things("target")) == targets_of(state, origins[0])
         page.click_thing(origins[0])
         page.wait.until(lambda d: page.things("selected") == [] and page.things("target") == [])
-        assert play_by_clicks_to_the_end(page, server, seed=1) > 0
+        assert play_by_clicks_to_the_end(page, server, 1, "sky_scrapers_v0", SMALL_BOARD) > 0
         state = call(server, "GET", "/api/state")[1]
         assert page.text("status").startswith("Game over.")
         assert page.by_id("result-box").is_displayed()
@@ -207,6 +214,6 @@ def test_whole_games_by_clicks_in_every_env(browser, config):
     env_id, options = config
     with running_server(env_id, options, seed=7) as server:
         page = Page(browser, server)
-        assert play_by_clicks_to_the_end(page, server, seed=3) > 0
+        assert play_by_clicks_to_the_end(page, server, 3, env_id, options) > 0
         state = call(server, "GET", "/api/state")[1]
         assert page.text("result-words") == (state["result_words"] or state["result"])

@@ -703,11 +703,13 @@ function setupPlay() {
 
 async function setup() {
   $("board").addEventListener("click", onBoardClick);
-  $("choice-cancel").addEventListener("click", () => {
+  const letGo = () => {
     closeChoice();
     selected = null;        // start again from the first click
     if (current) markBoard(current);
-  });
+  };
+  $("choice-cancel").addEventListener("click", letGo);
+  document.addEventListener("keydown", (event) => { if (event.key === "Escape") letGo(); });
   $("position-box").addEventListener("toggle", () => {
     if ($("position-box").open) fetchPosition();
   });

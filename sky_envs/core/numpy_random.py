@@ -21,9 +21,15 @@ kernel. They follow numpy's own source (numpy 2.x):
 * ``choice_without_replacement``: ``Generator.choice(a, size, replace=False)``'s indices
   (Floyd's algorithm then a shuffle, or a tail shuffle for populations over 10,000).
 
+None of them allocates (results go into arrays the caller passes), so that they also
+serve kernels compiled without numba's reference counting.
+
 A generator here is a ``uint64`` array of ``STATE_WORDS`` words (``new_bitgen()``): the
-128-bit LCG state and increment (high word first) and numpy's buffered 32-bit half.
-``tests/core/test_numpy_random.py`` compares every function with numpy over many seeds.
+128-bit LCG state and increment (high word first), numpy's buffered 32-bit half, and room
+to work in while seeding. ``tests/core/test_numpy_random.py`` compares every function with
+numpy over many seeds and ranges, and the generator states after them; the one path numpy
+offers no small way to reach, ``random_interval`` above ``2**32`` (shuffling arrays of more
+than 4 billion items), follows its source without a test.
 """
 
 from __future__ import annotations
@@ -31,7 +37,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-STATE_WORDS = 6                       # state high, state low, inc high, inc low, has_uint32, uinteger
+#: state high, state low, inc high, inc low, has_uint32, uinteger, then 8 words to seed in
+STATE_WORDS = 14
+_POOL, _WORDS = 6, 10                 # where seeding keeps SeedSequence's pool and generated words
 _U0, _U1 = np.uint64(0), np.uint64(1)
 _S1, _S2, _S4, _S8 = np.uint64(1), np.uint64(2), np.uint64(4), np.uint64(8)
 _S16, _S32, _S58, _S63 = np.uint64(16), np.uint64(32), np.uint64(58), np.uint64(63)
@@ -49,6 +57,10 @@ _MULT_B = np.uint64(0x58F38DED)
 _MIX_MULT_L = np.uint64(0xCA01F9DD)
 _MIX_MULT_R = np.uint64(0x4973F715)
 _POOL_SIZE = 4
+#: cached, and without numba's reference counting: each call that passes the generator
+#: array would otherwise count a reference with an atomic operation, which costs more than
+#: a draw (these functions allocate nothing, so they need no reference counts)
+_COMPILE = dict(cache=True, _nrt=False)
 #: Generator.choice switches from Floyd's algorithm to a tail shuffle above this population
 _TAIL_SHUFFLE_POPULATION = 10000
 
@@ -58,7 +70,7 @@ def new_bitgen() -> np.ndarray:
     return np.zeros(STATE_WORDS, dtype=np.uint64)
 
 
-@njit(cache=True)
+@njit(**_COMPILE)
 def _mul_high(a, b):
     """The high 64 bits of the 128-bit product ``a * b``."""
     a0, a1 = a & _MASK32, a >> _S32
@@ -69,7 +81,7 @@ def _mul_high(a, b):
     return a1 * b1 + (t >> _S32) + (w1 >> _S32)
 
 
-@njit(cache=True)
+@njit(**_COMPILE)
 def _lcg_step(bitgen):
     """state = state * multiplier + inc (mod 2**128)."""
     high, low = bitgen[0], bitgen[1]
@@ -81,7 +93,7 @@ def _lcg_step(bitgen):
     bitgen[1] = new_low
 
 
-@njit(cache=True)
+@njit(**_COMPILE)
 def _hashmix(value, hash_const):
     value = (value ^ hash_const) & _MASK32
     hash_const = (hash_const * _MULT_A) & _MASK32
@@ -89,55 +101,52 @@ def _hashmix(value, hash_const):
     return value ^ (value >> _S16), hash_const
 
 
-@njit(cache=True)
+@njit(**_COMPILE)
 def _mix(x, y):
     result = (_MIX_MULT_L * x - _MIX_MULT_R * y) & _MASK32
     return result ^ (result >> _S16)
 
 
-@njit(cache=True)
+@njit(**_COMPILE)
 def seed_default_rng(bitgen, seed):
     """Seed ``bitgen`` as ``np.random.default_rng(seed)`` seeds its PCG64, for an integer
     ``0 <= seed < 2**64``: ``SeedSequence(seed)``'s pool, ``generate_state(4, uint64)``,
     then ``pcg64_set_seed(state words 0-1, increment words 2-3)``."""
     seed = np.uint64(seed)
-    entropy = np.zeros(_POOL_SIZE, dtype=np.uint64)   # the seed's 32-bit words, lowest first
-    entropy[0] = seed & _MASK32
-    entropy[1] = seed >> _S32
-    pool = np.zeros(_POOL_SIZE, dtype=np.uint64)
+    pool, words = _POOL, _WORDS
     hash_const = _INIT_A
-    for i in range(_POOL_SIZE):                       # a seed below 2**64 fills at most 2 words
-        pool[i], hash_const = _hashmix(entropy[i], hash_const)
+    for i in range(_POOL_SIZE):                       # the seed's 32-bit words, lowest first (at most 2)
+        entropy = seed & _MASK32 if i == 0 else seed >> _S32 if i == 1 else _U0
+        bitgen[pool + i], hash_const = _hashmix(entropy, hash_const)
     for i_src in range(_POOL_SIZE):
         for i_dst in range(_POOL_SIZE):
             if i_src != i_dst:
-                mixed, hash_const = _hashmix(pool[i_src], hash_const)
-                pool[i_dst] = _mix(pool[i_dst], mixed)
+                mixed, hash_const = _hashmix(bitgen[pool + i_src], hash_const)
+                bitgen[pool + i_dst] = _mix(bitgen[pool + i_dst], mixed)
     hash_const = _INIT_B
-    words = np.zeros(4, dtype=np.uint64)              # generate_state(4, uint64): 8 uint32, little-endian pairs
-    for i in range(8):
-        value = (pool[i % _POOL_SIZE] ^ hash_const) & _MASK32
+    for i in range(8):                                # generate_state(4, uint64): 8 uint32, little-endian pairs
+        value = (bitgen[pool + i % _POOL_SIZE] ^ hash_const) & _MASK32
         hash_const = (hash_const * _MULT_B) & _MASK32
         value = (value * hash_const) & _MASK32
         value ^= value >> _S16
         if i % 2 == 0:
-            words[i // 2] = value
+            bitgen[words + i // 2] = value
         else:
-            words[i // 2] |= value << _S32
-    # pcg_setseq_128_srandom_r(initstate = words[0:2], initseq = words[2:4])
+            bitgen[words + i // 2] |= value << _S32
+    # pcg_setseq_128_srandom_r(initstate = words 0-1, initseq = words 2-3)
     bitgen[0], bitgen[1] = _U0, _U0
-    bitgen[2] = (words[2] << _S1) | (words[3] >> _S63)
-    bitgen[3] = (words[3] << _S1) | _U1
+    bitgen[2] = (bitgen[words + 2] << _S1) | (bitgen[words + 3] >> _S63)
+    bitgen[3] = (bitgen[words + 3] << _S1) | _U1
     _lcg_step(bitgen)
-    low = bitgen[1] + words[1]
+    low = bitgen[1] + bitgen[words + 1]
     carry = _U1 if low < bitgen[1] else _U0
-    bitgen[0] = bitgen[0] + words[0] + carry
+    bitgen[0] = bitgen[0] + bitgen[words] + carry
     bitgen[1] = low
     _lcg_step(bitgen)
     bitgen[4], bitgen[5] = _U0, _U0
 
 
-@njit(cache=True)
+@njit(**_COMPILE)
 def next_uint64(bitgen):
     """PCG64's next 64-bit draw (XSL-RR output of the stepped state)."""
     _lcg_step(bitgen)
@@ -147,7 +156,7 @@ def next_uint64(bitgen):
     return (value >> rotation) | (value << ((_S64 - rotation) & _S63))
 
 
-@njit(cache=True)
+@njit(**_COMPILE)
 def next_uint32(bitgen):
     """PCG64's next 32-bit draw: the low half of a new 64-bit draw, whose high half serves
     the following 32-bit draw."""
@@ -160,7 +169,7 @@ def next_uint32(bitgen):
     return value & _MASK32
 
 
-@njit(cache=True)
+@njit(**_COMPILE)
 def _lemire_uint32(bitgen, rng):
     """Uniform in ``[0, rng]`` for ``rng < 2**32 - 1`` (buffered_bounded_lemire_uint32)."""
     rng_excl = rng + _U1
@@ -174,7 +183,7 @@ def _lemire_uint32(bitgen, rng):
     return m >> _S32
 
 
-@njit(cache=True)
+@njit(**_COMPILE)
 def _lemire_uint64(bitgen, rng):
     """Uniform in ``[0, rng]`` for ``2**32 <= rng < 2**64 - 1`` (bounded_lemire_uint64)."""
     rng_excl = rng + _U1
@@ -188,7 +197,7 @@ def _lemire_uint64(bitgen, rng):
     return _mul_high(x, rng_excl)
 
 
-@njit(cache=True)
+@njit(**_COMPILE)
 def bounded_uint64(bitgen, off, rng):
     """``off`` plus a uniform integer in ``[0, rng]`` (uint64, wrapping), as numpy's
     ``random_bounded_uint64`` without masking: no draw at all when ``rng`` is 0."""
@@ -204,7 +213,7 @@ def bounded_uint64(bitgen, off, rng):
     return off + _lemire_uint64(bitgen, rng)
 
 
-@njit(cache=True)
+@njit(**_COMPILE)
 def integers(bitgen, low, high):
     """``Generator.integers(low, high)`` for int64 scalars: uniform in ``[low, high)``."""
     if low >= high:
@@ -213,7 +222,7 @@ def integers(bitgen, low, high):
     return np.int64(bounded_uint64(bitgen, np.uint64(low), span))
 
 
-@njit(cache=True)
+@njit(**_COMPILE)
 def random_interval(bitgen, max_value):
     """Uniform in ``[0, max_value]`` by masked rejection (numpy's ``random_interval``, the
     draw of ``Generator.shuffle``)."""
@@ -238,7 +247,7 @@ def random_interval(bitgen, max_value):
     return value
 
 
-@njit(cache=True)
+@njit(**_COMPILE)
 def shuffle(bitgen, values):
     """``Generator.shuffle`` of a 1-d array, in place."""
     for i in range(values.shape[0] - 1, 0, -1):
@@ -246,15 +255,15 @@ def shuffle(bitgen, values):
         values[i], values[j] = values[j], values[i]
 
 
-@njit(cache=True)
-def permutation(bitgen, n):
-    """``Generator.permutation(n)``: a shuffled ``arange(n)`` (int64)."""
-    values = np.arange(n)
-    shuffle(bitgen, values)
-    return values
+@njit(**_COMPILE)
+def permutation(bitgen, out):
+    """``Generator.permutation(n)`` into ``out`` (length ``n``): a shuffled ``arange(n)``."""
+    for i in range(out.shape[0]):
+        out[i] = i
+    shuffle(bitgen, out)
 
 
-@njit(cache=True)
+@njit(**_COMPILE)
 def _shuffle_int(bitgen, n, first, values):
     """choice's shuffle: Fisher-Yates over ``values[first - 1:n]`` with Lemire draws."""
     for i in range(n - 1, first - 1, -1):
@@ -262,25 +271,28 @@ def _shuffle_int(bitgen, n, first, values):
         values[i], values[j] = values[j], values[i]
 
 
-@njit(cache=True)
-def choice_without_replacement(bitgen, pop_size, size):
-    """The indices ``Generator.choice(a, size, replace=False)`` takes from a population of
-    ``pop_size`` (``a[indices]`` is its result): int64, in numpy's order."""
+@njit(**_COMPILE)
+def choice_without_replacement(bitgen, pop_size, size, out, scratch):
+    """Write into ``out[:size]`` the indices ``Generator.choice(a, size, replace=False)``
+    takes from a population of ``pop_size`` (``a[out[:size]]`` is its result), in numpy's
+    order. ``scratch``: an int64 array of at least ``pop_size`` entries to work in."""
     if size > pop_size or size < 0:
         raise ValueError("choice: size must be in [0, pop_size] without replacement")
     if pop_size > _TAIL_SHUFFLE_POPULATION and size > pop_size // 50:
-        everything = np.arange(pop_size)
-        _shuffle_int(bitgen, pop_size, max(pop_size - size, 1), everything)
-        return everything[pop_size - size:].copy()
-    out = np.empty(size, dtype=np.int64)
-    taken = np.zeros(pop_size, dtype=np.bool_)       # numpy's hash set, as a membership array
+        for i in range(pop_size):
+            scratch[i] = i
+        _shuffle_int(bitgen, pop_size, max(pop_size - size, 1), scratch)
+        for i in range(size):
+            out[i] = scratch[pop_size - size + i]
+        return
+    for i in range(pop_size):                         # numpy's hash set, as membership flags
+        scratch[i] = 0
     for j in range(pop_size - size, pop_size):
         value = np.int64(bounded_uint64(bitgen, 0, j))
-        if not taken[value]:
-            taken[value] = True
+        if scratch[value] == 0:
+            scratch[value] = 1
             out[j - pop_size + size] = value
         else:
-            taken[j] = True
+            scratch[j] = 1
             out[j - pop_size + size] = j
     _shuffle_int(bitgen, size, 1, out)
-    return out

@@ -21,6 +21,9 @@ CASES = {
     "orthogonal lines on a mask board": {"board": HOLED_MASK, "lines": "orthogonal", "positioning": "random"},
     "8x8 four players standard": {"players": 4},
     "1x4 board": {"board": "square", "rows": 1, "cols": 4},
+    "7x1 column, random positioning, 2 tiles each": {"board": "square", "rows": 7, "cols": 1, "positioning": "random",
+                                                     "tiles_per_player": 2},
+    "1x64 row, orthogonal lines": {"board": "square", "rows": 1, "cols": 64, "lines": "orthogonal"},
     "small max_turns": {"max_turns": 7},
     "tiles_per_player, cells and strategic on random boards": {"board": "random", "rows": 5, "cols": 7,
                                                                "cells": (12, 20), "positioning": "strategic",
@@ -127,3 +130,14 @@ def test_long_oracle_campaign(options):
     for seed in range(3):
         assert_matches_aec(ENV, options, num_envs=16, steps=1500, seed=100 + seed, expect_compiled=True,
                            partial=seed == 1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("options", [
+    {"board": "square", "rows": 64, "cols": 64, "players": 4, "positioning": "random", "max_turns": 15},
+    {"board": "random", "rows": 64, "cols": 64, "lines": "hex", "positioning": "strategic", "max_turns": 40},
+    {"board": "random", "rows": 64, "cols": 3, "cells": (2, 192), "positioning": "random", "max_turns": 30},
+])
+def test_the_largest_boards(options):
+    counts = assert_matches_aec(ENV, options, num_envs=2, steps=60, seed=7, expect_compiled=True)
+    assert counts["games_ended"] >= 2

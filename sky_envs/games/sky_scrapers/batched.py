@@ -194,7 +194,7 @@ def _write_returns(rewards, heights, tops, seat_colours, skyscraper_height):
 
 
 # ------------------------------------------------------------------ set-up
-# rows of the int64 scratch array ``work`` (3, B): the kernels allocate nothing
+# rows of the int64 scratch array ``work`` (3, B + 1): the kernels allocate nothing
 _CELL_LIST, _SAMPLE, _FLAGS = 0, 1, 2
 
 
@@ -202,30 +202,30 @@ _CELL_LIST, _SAMPLE, _FLAGS = 0, 1, 2
 def _grow_random_board(cells, count, reach, directions, rows, cols, bitgen, frontier, seen):
     """``boards.random_connected_cells`` into ``cells``: a random start cell, then
     ``count - 1`` times a uniformly drawn frontier cell (the frontier a list in the order
-    cells joined it, as in Python)."""
+    cells joined it, as in Python). ``frontier`` and ``seen`` have ``B + 1`` entries: the
+    box's edge (``B``) counts as seen, so that a neighbour joins without a branch."""
     B = cells.shape[0]
     cells[:] = False
-    seen[:] = 0
-    start = integers(bitgen, 0, rows) * cols
-    start += integers(bitgen, 0, cols)
-    cells[start] = True
-    seen[start] = 1
+    seen[:B] = 0
+    seen[B] = 1
+    pick = integers(bitgen, 0, rows) * cols
+    pick += integers(bitgen, 0, cols)
+    seen[pick] = 1
     size = 0
-    pick = start
     for grown in range(count):
         if grown > 0:
             at = integers(bitgen, 0, size)
             pick = frontier[at]
-            for i in range(at, size - 1):
-                frontier[i] = frontier[i + 1]
             size -= 1
-            cells[pick] = True
+            for i in range(at, size):
+                frontier[i] = frontier[i + 1]
+        cells[pick] = True
         for d in directions:
             neighbour = reach[1, pick, d]
-            if neighbour < B and seen[neighbour] == 0:
-                seen[neighbour] = 1
-                frontier[size] = neighbour
-                size += 1
+            new = seen[neighbour] == 0
+            seen[neighbour] = 1
+            frontier[size] = neighbour
+            size += new
 
 
 @njit(cache=True)
@@ -438,7 +438,7 @@ class SkyScrapersBatch(BatchedGames):
         setup[_MAX_TURNS] = game.max_turns
         self._setup = setup
         self._bitgen = np.zeros(STATE_WORDS, dtype=np.uint64)      # the kernels' scratch: they allocate nothing
-        self._work = np.zeros((3, B), dtype=np.int64)
+        self._work = np.zeros((3, B + 1), dtype=np.int64)
         self._observation_rows = self.observation.reshape(N, -1)
         self._final_rows = (self.final_observation.reshape(N, -1) if self.final_observation is not None
                             else np.zeros((1, self._observation_rows.shape[1]), dtype=np.float32))

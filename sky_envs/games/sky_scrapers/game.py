@@ -179,6 +179,12 @@ class SkyScrapersGame(Game):
             first_mover = (to_move + 1) % P  # the seat that placed second moves first
         return SkyScrapersState(self, board, heights, tops, seat_colours, phase, to_move, tiles_left, first_mover, rng)
 
+    def batched_games(self, num_envs: int, keep_final_observation: bool = True):
+        """The compiled engine over arrays of games (every option set has one)."""
+        from sky_envs.games.sky_scrapers.batched import SkyScrapersBatch
+
+        return SkyScrapersBatch(self, num_envs, keep_final_observation)
+
     def state_from_text(self, text: str, rng: np.random.Generator | None = None) -> SkyScrapersState:
         return read_position(self, text, partial(SkyScrapersState, self, rng=rng))
 

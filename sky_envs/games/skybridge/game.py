@@ -141,6 +141,12 @@ class SkybridgeGame(Game):
         self.obs_matrix = observation_matrices(self)
 
     # ------------------------------------------------------------------ setup
+    def batched_games(self, num_envs: int, keep_final_observation: bool = True):
+        """The compiled engine over arrays of games (``batched.py``), for every option set."""
+        from sky_envs.games.skybridge.batched import SkybridgeBatch
+
+        return SkybridgeBatch(self, num_envs, keep_final_observation)
+
     def new_initial_state(self, rng: np.random.Generator) -> SkybridgeState:
         B = self.num_foundations
         supply = [[list(s) for s in seat] for seat in self.initial_supply]

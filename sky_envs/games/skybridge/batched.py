@@ -5,9 +5,9 @@ slot:
 
 * ``height[n, i]`` and ``top[n, i]``: tower ``i``'s height in storeys and its top piece's
   code ``colour * 8 + kind`` (``pieces.py``; -1 on a bare foundation);
-* ``counts[n, i, :]``: what the observation counts in tower ``i``: storeys of each colour
-  (``STOREYS + c``), bridge ends of colour ``c`` whose partner lies in direction ``d``
-  (``BRIDGES + 4 c + d``) and all its bridge ends (``ENDS``);
+* ``counts[n, i, c]`` and ``counts[n, i, ENDS]``: the storeys of colour ``c`` and the
+  bridge ends in tower ``i``, and ``bridges[n, i, 4 c + d]`` its bridge ends of colour
+  ``c`` whose partner lies in direction ``d``: what the observation counts;
 * ``near[n, i, L]`` (classic variant only): bit ``c`` set when a neighbour of ``i`` holds a
   piece of colour ``c`` at storey level ``L`` (a roof at base ``b`` holds level ``b``): the
   Python engine's ``near`` bit masks turned sideways, for the "never touch" rule;
@@ -42,10 +42,7 @@ from sky_envs.games.skybridge.observation import NUM_CHANNELS
 from sky_envs.games.skybridge.pieces import BRIDGE, NUM_COLOURS, OPPOSITE, ROOF, SHORT, TALL
 from sky_envs.games.skybridge.state import SkybridgeState
 
-# columns of ``counts``
-STOREYS, BRIDGES = 0, NUM_COLOURS
-ENDS = BRIDGES + 4 * NUM_COLOURS
-NUM_COUNTS = ENDS + 1
+ENDS = NUM_COLOURS   # the column of ``counts`` after the storeys of each colour
 
 #: the configuration's numbers (scalars only: free to pass to every helper)
 Sizes = namedtuple("Sizes", [
@@ -63,7 +60,7 @@ Tables = namedtuple("Tables", [
     "initial_supply",  # (P, 2, 4)
 ])
 #: the games' state (see the module docstring)
-Slots = namedtuple("Slots", ["height", "top", "counts", "near", "log", "log_len", "supply", "pieces"])
+Slots = namedtuple("Slots", ["height", "top", "counts", "bridges", "near", "log", "log_len", "supply", "pieces"])
 #: the engine's outputs (``BatchedGames``' arrays, observations as ``(N, B, channels)`` views)
 Outputs = namedtuple("Outputs", [
     "observation", "action_mask", "current_player", "rewards", "terminated", "truncated",
@@ -73,7 +70,7 @@ Outputs = namedtuple("Outputs", [
 
 # ------------------------------------------------------------------ placement
 @njit(cache=True, error_model="numpy")
-def _place(height, top, counts, near, log, log_len, neighbour_at, classic, n, i, piece):
+def _place(height, top, counts, bridges, near, log, log_len, neighbour_at, classic, n, i, piece):
     """Put ``piece`` on top of tower ``i`` of slot ``n`` and update the derived arrays."""
     colour, kind = piece >> 3, piece & 7
     base = height[n, i]
@@ -88,9 +85,9 @@ def _place(height, top, counts, near, log, log_len, neighbour_at, classic, n, i,
                     near[n, j, level] |= bit
     height[n, i] = base + storeys
     top[n, i] = piece
-    counts[n, i, STOREYS + colour] += storeys
+    counts[n, i, colour] += storeys
     if kind >= BRIDGE:
-        counts[n, i, BRIDGES + 4 * colour + kind - BRIDGE] += 1
+        bridges[n, i, 4 * colour + kind - BRIDGE] += 1
         counts[n, i, ENDS] += 1
     log[n, log_len[n]] = i * 32 + piece
     log_len[n] += 1
@@ -98,7 +95,7 @@ def _place(height, top, counts, near, log, log_len, neighbour_at, classic, n, i,
 
 # ------------------------------------------------------------------ legal moves
 @njit(cache=True, error_model="numpy")
-def _settle(height, top, near, supply, slot_colour, edges, z, n, seat, mask):
+def _settle(height, top, near, supply, slot_colour, edges, z, n, seat, mask, bridge_edges):
     """``SkybridgeState._start_turn``: find the first seat from ``seat`` on that can place
     and write its legal actions into ``mask[n]``; returns (that seat or -1 when nobody can
     place, the lowest open level or -1 when every tower is roofed).
@@ -114,13 +111,22 @@ def _settle(height, top, near, supply, slot_colour, edges, z, n, seat, mask):
     """
     B, classic, P = z.num_foundations, z.classic, z.num_players
     never = 1 << 30   # above any height
-    low = never   # the lowest open level
+    # the lowest open level, and the lowest open tower whose top is not of colour 0, 1, 2, 3
+    # (seed: where blocks of that colour go)
+    low = not_0 = not_1 = not_2 = not_3 = never
     for i in range(B):
         piece = top[n, i]
         closed = (piece & 7 == ROOF) & (piece >= 0)
-        low = min(low, never if closed else height[n, i])
+        h = never if closed else height[n, i]
+        colour = piece >> 3
+        low = min(low, h)
+        not_0 = min(not_0, never if colour == 0 else h)
+        not_1 = min(not_1, never if colour == 1 else h)
+        not_2 = min(not_2, never if colour == 2 else h)
+        not_3 = min(not_3, never if colour == 3 else h)
     if low == never:
         return -1, -1
+    candidates = -1
     for k in range(P):
         q = seat + k - P if seat + k >= P else seat + k
         for a in range(z.num_actions):
@@ -132,19 +138,18 @@ def _settle(height, top, near, supply, slot_colour, edges, z, n, seat, mask):
             base = slot * z.slot_size
             tall, short = supply[n, q, slot, 0] > 0, supply[n, q, slot, 1] > 0
             roofs, bridges = supply[n, q, slot, 3] > 0, supply[n, q, slot, 2] > 0
-            best_tall = best_short = never   # the lowest heights where each block fits
-            if tall or short:
+            # the lowest heights where each block fits
+            best_tall = best_short = not_0 if colour == 0 else not_1 if colour == 1 else not_2 if colour == 2 else not_3
+            if classic and (tall or short):
+                best_tall = best_short = never
                 for i in range(B):
                     piece = top[n, i]
                     h = height[n, i]
                     skip = ((piece & 7 == ROOF) & (piece >= 0)) | (piece >> 3 == colour)
-                    if classic:
-                        two = 0 if skip else near[n, i, h] | near[n, i, h + 1]
-                        three = 0 if skip else two | near[n, i, h + 2]
-                        best_short = min(best_short, never if skip | (two & bit != 0) else h)
-                        best_tall = min(best_tall, never if skip | (three & bit != 0) else h)
-                    else:
-                        best_short = best_tall = min(best_tall, never if skip else h)
+                    two = 0 if skip else near[n, i, h] | near[n, i, h + 1]
+                    three = 0 if skip else two | near[n, i, h + 2]
+                    best_short = min(best_short, never if skip | (two & bit != 0) else h)
+                    best_tall = min(best_tall, never if skip | (three & bit != 0) else h)
             fallback = not classic and best_tall == never   # every open tower has this colour on top
             if tall or short or roofs:   # (in the fallback no roof fits either)
                 for i in range(B):
@@ -166,23 +171,27 @@ def _settle(height, top, near, supply, slot_colour, edges, z, n, seat, mask):
                     mask[n, base + 2 * B + i] = roof_here
                     found |= tall_here | short_here | roof_here
             if bridges and (classic or low > 0):   # seed: bridges go on the lowest level
-                for e in range(z.num_edges):
-                    a, b = edges[e, 0], edges[e, 1]
-                    h = height[n, a]
-                    if h == 0 or height[n, b] != h:
-                        continue
-                    top_a, top_b = top[n, a], top[n, b]
-                    if top_a & 7 > SHORT or top_b & 7 > SHORT:   # a roof or a bridge on top
-                        continue
-                    if top_a >> 3 == colour or top_b >> 3 == colour:
-                        continue
-                    if classic:
-                        if (near[n, a, h] | near[n, b, h]) & bit:
+                if candidates < 0:   # the edges where a bridge of some colour may go, once per turn
+                    candidates = 0
+                    for e in range(z.num_edges):
+                        a, b = edges[e, 0], edges[e, 1]
+                        h = height[n, a]
+                        top_a, top_b = top[n, a], top[n, b]
+                        ok = (h > 0) & (height[n, b] == h) & (top_a & 7 <= SHORT) & (top_b & 7 <= SHORT)
+                        if not classic:
+                            ok &= (h == low) & (top_a >> 3 != top_b >> 3)
+                        bridge_edges[e] = ok
+                        candidates += ok
+                for e in range(z.num_edges if candidates > 0 else 0):
+                    if bridge_edges[e]:
+                        a, b = edges[e, 0], edges[e, 1]
+                        h = height[n, a]
+                        if top[n, a] >> 3 == colour or top[n, b] >> 3 == colour:
                             continue
-                    elif h != low or top_a >> 3 == top_b >> 3:
-                        continue
-                    mask[n, base + 3 * B + e] = True
-                    found = True
+                        if classic and (near[n, a, h] | near[n, b, h]) & bit:
+                            continue
+                        mask[n, base + 3 * B + e] = True
+                        found = True
         if found:
             return q, low
     return -1, low
@@ -256,7 +265,7 @@ def _returns(scores, z, rewards, n):
 
 # ------------------------------------------------------------------ observation
 @njit(cache=True, error_model="numpy")
-def _write_observation(height, top, counts, supply, colour_rank, colour_seat, z, n, seat, low, out, m):
+def _write_observation(height, top, counts, bridges, supply, colour_rank, colour_seat, z, n, seat, low, out, m):
     """``state.observation(seat)`` of slot ``n`` into ``out[m]`` (``(B, 34)``): the channels
     of ``observation.py``, seat-relative colours through ``colour_rank``."""
     for i in range(z.num_foundations):
@@ -278,12 +287,12 @@ def _write_observation(height, top, counts, supply, colour_rank, colour_seat, z,
         if h == low and not (piece >= 0 and piece & 7 == ROOF):
             out[m, i, 2] = 1.0
         for c in range(NUM_COLOURS):
-            out[m, i, 22 + colour_rank[seat, c]] = counts[n, i, STOREYS + c]
+            out[m, i, 22 + colour_rank[seat, c]] = counts[n, i, c]
         if counts[n, i, ENDS] > 0:
             for c in range(NUM_COLOURS):
                 channel = 14 if colour_seat[c] == seat else 18
                 for d in range(4):
-                    out[m, i, channel + d] += counts[n, i, BRIDGES + 4 * c + d]
+                    out[m, i, channel + d] += bridges[n, i, 4 * c + d]
         for slot in range(z.num_slots):
             for k in range(4):
                 out[m, i, 26 + 4 * slot + k] = supply[n, seat, slot, k]
@@ -291,42 +300,46 @@ def _write_observation(height, top, counts, supply, colour_rank, colour_seat, z,
 
 # ------------------------------------------------------------------ entry points
 @njit(cache=True)
-def _new_game(s, tables, z, o, n):
+def _new_game(s, tables, z, o, n, bridge_edges):
     """A new game in slot ``n`` (set-up draws nothing at random, and seat 0 can always place)."""
-    height, top, counts, near, log, log_len, supply, pieces = s
+    height, top, counts, bridges, near, log, log_len, supply, pieces = s
     height[n, :] = 0
     top[n, :] = -1
     counts[n, :, :] = 0
+    bridges[n, :, :] = 0
     if z.classic:
         near[n, :, :] = 0
     log_len[n] = 0
     supply[n] = tables.initial_supply
     pieces[n] = 0
-    seat, low = _settle(height, top, near, supply, tables.slot_colour, tables.edges, z, n, 0, o.action_mask)
+    seat, low = _settle(height, top, near, supply, tables.slot_colour, tables.edges, z, n, 0, o.action_mask,
+                        bridge_edges)
     o.current_player[n] = seat
-    _write_observation(height, top, counts, supply, tables.colour_rank, tables.colour_seat, z, n, seat, low,
+    _write_observation(height, top, counts, bridges, supply, tables.colour_rank, tables.colour_seat, z, n, seat, low,
                        o.observation, n)
 
 
 @njit(cache=True)
 def _reset(s, tables, z, o):
+    bridge_edges = np.empty(z.num_edges, dtype=np.bool_)   # _settle's scratch
     o.rewards[:, :] = 0.0
     o.terminated[:] = False
     o.truncated[:] = False
     o.final_player[:] = -1
     for n in range(o.current_player.shape[0]):
-        _new_game(s, tables, z, o, n)
+        _new_game(s, tables, z, o, n, bridge_edges)
 
 
 @njit(cache=True)
 def _step(s, tables, z, o, actions, next_seeds, active, seeds):
     """``BatchedGames.step`` for every slot (see ``core/batched.py``); ``seeds[n]`` becomes
     ``next_seeds[n]`` where a new game starts."""
-    height, top, counts, near, log, log_len, supply, pieces = s
+    height, top, counts, bridges, near, log, log_len, supply, pieces = s
     action_parts, edges, neighbour_at, slot_colour, colour_seat, colour_rank, _ = tables
     observation, mask, current_player, rewards, terminated, truncated, final_observation, final_player = o
     P, classic = z.num_players, z.classic
     scores = np.zeros(P, dtype=np.int64)
+    bridge_edges = np.empty(z.num_edges, dtype=np.bool_)   # _settle's scratch
     rewards[:, :] = 0.0
     terminated[:] = False
     truncated[:] = False
@@ -339,18 +352,21 @@ def _step(s, tables, z, o, actions, next_seeds, active, seeds):
         slot, kind, target = action_parts[action, 0], action_parts[action, 1], action_parts[action, 2]
         colour = slot_colour[mover, slot]
         if kind == BRIDGE:
-            _place(height, top, counts, near, log, log_len, neighbour_at, classic, n, edges[target, 0],
+            _place(height, top, counts, bridges, near, log, log_len, neighbour_at, classic, n, edges[target, 0],
                    colour * 8 + BRIDGE + edges[target, 2])
-            _place(height, top, counts, near, log, log_len, neighbour_at, classic, n, edges[target, 1],
+            _place(height, top, counts, bridges, near, log, log_len, neighbour_at, classic, n, edges[target, 1],
                    colour * 8 + BRIDGE + edges[target, 3])
         else:
-            _place(height, top, counts, near, log, log_len, neighbour_at, classic, n, target, colour * 8 + kind)
+            _place(height, top, counts, bridges, near, log, log_len, neighbour_at, classic, n, target,
+                   colour * 8 + kind)
         supply[n, mover, slot, action_parts[action, 3]] -= 1
         pieces[n] += 1
-        seat, low = _settle(height, top, near, supply, slot_colour, edges, z, n, (mover + 1) % P, mask)
+        seat, low = _settle(height, top, near, supply, slot_colour, edges, z, n, (mover + 1) % P, mask,
+                            bridge_edges)
         if seat >= 0 and pieces[n] < z.max_turns:
             current_player[n] = seat
-            _write_observation(height, top, counts, supply, colour_rank, colour_seat, z, n, seat, low, observation, n)
+            _write_observation(height, top, counts, bridges, supply, colour_rank, colour_seat, z, n, seat, low,
+                               observation, n)
             continue
         if seat < 0:
             terminated[n] = True
@@ -360,9 +376,9 @@ def _step(s, tables, z, o, actions, next_seeds, active, seeds):
             truncated[n] = True
         final_player[n] = mover
         if z.keep_final:
-            _write_observation(height, top, counts, supply, colour_rank, colour_seat, z, n, mover, low,
+            _write_observation(height, top, counts, bridges, supply, colour_rank, colour_seat, z, n, mover, low,
                                final_observation, n)
-        _new_game(s, tables, z, o, n)
+        _new_game(s, tables, z, o, n, bridge_edges)
         seeds[n] = next_seeds[n]
 
 
@@ -371,21 +387,23 @@ def _load(s, tables, z, o, n, entries, new_supply, to_move):
     """Slot ``n`` := the position of ``entries`` (``i * 32 + piece``, tower by tower, bottom to
     top) and ``new_supply``, settled from ``to_move``; returns the seat to move, or -1 where
     the position is over."""
-    height, top, counts, near, log, log_len, supply, pieces = s
-    _new_game(s, tables, z, o, n)
+    height, top, counts, bridges, near, log, log_len, supply, pieces = s
+    bridge_edges = np.empty(z.num_edges, dtype=np.bool_)   # _settle's scratch
+    _new_game(s, tables, z, o, n, bridge_edges)
     for k in range(entries.shape[0]):
         piece = entries[k] & 31
-        _place(height, top, counts, near, log, log_len, tables.neighbour_at, z.classic, n, entries[k] >> 5, piece)
+        _place(height, top, counts, bridges, near, log, log_len, tables.neighbour_at, z.classic, n, entries[k] >> 5,
+               piece)
         d = (piece & 7) - BRIDGE
         if d < 0 or d == 1 or d == 2:   # a bridge counts once
             pieces[n] += 1
     supply[n] = new_supply
     seat, low = _settle(height, top, near, supply, tables.slot_colour, tables.edges, z, n, to_move,
-                        o.action_mask)
+                        o.action_mask, bridge_edges)
     if seat < 0 or pieces[n] >= z.max_turns:
         return -1
     o.current_player[n] = seat
-    _write_observation(height, top, counts, supply, tables.colour_rank, tables.colour_seat, z, n, seat, low,
+    _write_observation(height, top, counts, bridges, supply, tables.colour_rank, tables.colour_seat, z, n, seat, low,
                        o.observation, n)
     return seat
 
@@ -423,7 +441,8 @@ def _slots(game, num_envs: int) -> Slots:
     return Slots(
         height=np.zeros((N, B), dtype=np.int16),
         top=np.full((N, B), -1, dtype=np.int8),
-        counts=np.zeros((N, B, NUM_COUNTS), dtype=np.int16),
+        counts=np.zeros((N, B, NUM_COLOURS + 1), dtype=np.int16),
+        bridges=np.zeros((N, B, 4 * NUM_COLOURS), dtype=np.int16),
         near=np.zeros((N if game.classic else 1, B, levels), dtype=np.int8),
         log=np.zeros((N, max(log_size, 1)), dtype=np.int32),
         log_len=np.zeros(N, dtype=np.int32),

@@ -25,9 +25,10 @@ with ``_seed_bits`` / ``_seat_actions``, ``_scores`` and ``_returns`` are ``scor
 slot settled for seat 0.
 
 Three compiled entry points (``_step``, ``_reset``, ``_load``), cached on disk. They take
-the arrays grouped in named tuples and unpack them once: the helpers take plain arrays,
-because numba reference-counts each array it takes out of a tuple, and in a loop that
-costs more than the rules themselves.
+the arrays grouped in named tuples and unpack them once; the helpers a step calls take
+plain arrays and call nothing themselves. Both for speed: numba reference-counts (with
+atomic operations) each array it takes out of a tuple, and the arrays of any function
+that calls another, which in the per-slot loop would cost more than the rules.
 """
 
 from __future__ import annotations
@@ -105,9 +106,8 @@ def _settle(height, top, near, supply, slot_colour, edges, z, n, seat, mask, bri
     own-colour rule allows them (seed variant, if it allows them nowhere: on every open
     tower at the lowest level); roofs on open towers of height >= 1 that the rule allows;
     bridges as ``_bridge_edges`` says, where the rule allows both ends. The classic rule
-    reads ``near`` at the levels the piece would span (``SkybridgeState.fits``). All in one
-    function with no calls: numba reference-counts the arrays a function takes whenever it
-    calls another one, which would cost more than the rules.
+    reads ``near`` at the levels the piece would span (``SkybridgeState.fits``). One
+    function that calls nothing (see the module docstring).
     """
     B, classic, P = z.num_foundations, z.classic, z.num_players
     never = 1 << 30   # above any height
@@ -432,27 +432,40 @@ def _configuration(game, keep_final: bool) -> tuple[Sizes, Tables]:
     return sizes, tables
 
 
-def _slots(game, num_envs: int) -> Slots:
+def _layout(game, num_envs: int) -> dict[str, tuple[tuple[int, ...], type, int]]:
+    """Each field of :class:`Slots`: its shape, dtype and starting value."""
     N, B = num_envs, game.num_foundations
     # a tower holds at most every storey in play (one end of each bridge); a piece's check
     # reads up to 3 levels above the tower's height
     levels = game.total_storeys + 3 if game.classic else 1
     log_size = sum(t + s + 2 * b + r for t, s, b, r in game.colour_total)
-    return Slots(
-        height=np.zeros((N, B), dtype=np.int16),
-        top=np.full((N, B), -1, dtype=np.int8),
-        counts=np.zeros((N, B, NUM_COLOURS + 1), dtype=np.int16),
-        bridges=np.zeros((N, B, 4 * NUM_COLOURS), dtype=np.int16),
-        near=np.zeros((N if game.classic else 1, B, levels), dtype=np.int8),
-        log=np.zeros((N, max(log_size, 1)), dtype=np.int32),
-        log_len=np.zeros(N, dtype=np.int32),
-        supply=np.zeros((N, game.num_players, 2, 4), dtype=np.int16),
-        pieces=np.zeros(N, dtype=np.int32))
+    return dict(
+        height=((N, B), np.int16, 0), top=((N, B), np.int8, -1),
+        counts=((N, B, NUM_COLOURS + 1), np.int16, 0), bridges=((N, B, 4 * NUM_COLOURS), np.int16, 0),
+        near=((N if game.classic else 1, B, levels), np.int8, 0), log=((N, max(log_size, 1)), np.int32, 0),
+        log_len=((N,), np.int32, 0), supply=((N, game.num_players, 2, 4), np.int16, 0), pieces=((N,), np.int32, 0))
+
+
+def state_bytes(game) -> int:
+    """The bytes of one game's state arrays (outputs not counted)."""
+    return sum(int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype, _ in _layout(game, 1).values())
+
+
+#: :meth:`SkybridgeGame.batched_games` leaves configurations whose games need more than
+#: this (classic variant: ``near`` grows with board size x storeys in play) to the
+#: reference engine, whose states grow with what is on the board instead
+MAX_STATE_BYTES = 1 << 20
+
+
+def _slots(game, num_envs: int) -> Slots:
+    layout = _layout(game, num_envs)
+    return Slots(**{name: np.full(shape, fill, dtype=dtype) for name, (shape, dtype, fill) in layout.items()})
 
 
 class SkybridgeBatch(BatchedGames):
     """``num_envs`` Skybridge games over arrays, stepped by one compiled call (see the
-    module docstring); every option set of ``SkybridgeGame`` is covered."""
+    module docstring). It plays every option set; ``SkybridgeGame.batched_games`` hands it
+    out where one game's arrays stay within :data:`MAX_STATE_BYTES`."""
 
     def __init__(self, game, num_envs: int, keep_final_observation: bool = True):
         super().__init__(game, num_envs, keep_final_observation)

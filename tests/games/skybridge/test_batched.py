@@ -12,7 +12,7 @@ import pytest
 
 import sky_envs
 from sky_envs import vector
-from sky_envs.games.skybridge.batched import SkybridgeBatch
+from sky_envs.games.skybridge.batched import MAX_STATE_BYTES, SkybridgeBatch, state_bytes
 from tests.vector.oracle_support import assert_matches_aec
 
 ENV = "skybridge_v0"
@@ -137,6 +137,12 @@ def test_the_default_options_get_the_compiled_engine():
     game = sky_envs.make_game(ENV)
     assert isinstance(game.batched_games(3), SkybridgeBatch)
     assert vector.make(ENV, 2).compiled
+
+
+def test_configurations_too_big_for_arrays_are_left_to_the_reference_engine():
+    huge = sky_envs.make_game(ENV, variant="classic", rows=64, cols=64, tall=1000)
+    assert state_bytes(huge) > MAX_STATE_BYTES and huge.batched_games(2) is None
+    assert isinstance(sky_envs.make_game(ENV, rows=64, cols=64, tall=1000).batched_games(1), SkybridgeBatch)
 
 
 @pytest.mark.slow

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.core.cpu import CPUTargetOptions
 
 #: state high, state low, inc high, inc low, has_uint32, uinteger, then 8 words to seed in
 STATE_WORDS = 14
@@ -57,10 +58,13 @@ _MULT_B = np.uint64(0x58F38DED)
 _MIX_MULT_L = np.uint64(0xCA01F9DD)
 _MIX_MULT_R = np.uint64(0x4973F715)
 _POOL_SIZE = 4
-#: cached, and without numba's reference counting: each call that passes the generator
-#: array would otherwise count a reference with an atomic operation, which costs more than
-#: a draw (these functions allocate nothing, so they need no reference counts)
-_COMPILE = dict(cache=True, _nrt=False)
+#: ``njit`` options of kernels that allocate nothing (these draws, the batched engines):
+#: cached, and without numba's reference counting, where each call that passes an array
+#: would count a reference with an atomic operation, costing more than a draw. ``_nrt`` is
+#: numba's private switch; a numba without it compiles them with reference counts (slower,
+#: the same results).
+NO_REFCOUNT_COMPILE = dict(cache=True, _nrt=False) if hasattr(CPUTargetOptions, "_nrt") else dict(cache=True)
+_COMPILE = NO_REFCOUNT_COMPILE
 #: Generator.choice switches from Floyd's algorithm to a tail shuffle above this population
 _TAIL_SHUFFLE_POPULATION = 10000
 

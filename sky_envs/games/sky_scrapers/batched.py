@@ -32,7 +32,7 @@ from numba import njit
 
 from sky_envs.core.batched import BatchedGames
 from sky_envs.core.boards import LINE_DIRECTIONS
-from sky_envs.core.numpy_random import STATE_WORDS, choice_without_replacement, integers, permutation, seed_default_rng
+from sky_envs.core.numpy_random import NO_REFCOUNT_COMPILE, STATE_WORDS, choice_without_replacement, integers, permutation, seed_default_rng
 from sky_envs.games.sky_scrapers.board import board_for
 from sky_envs.games.sky_scrapers.game import standard_colours
 from sky_envs.games.sky_scrapers.state import CHOOSE, MOVE, PHASE_INDEX, PLACE, SkyScrapersState
@@ -304,7 +304,7 @@ def _begin(slot, seed, heights, tops, cells, full, seat_colours, tiles_left, pha
                        tiles_left[slot], phase[slot], turns[slot], reach, action_mask[slot], setup, work[_CELL_LIST])
 
 
-@njit(cache=True, _nrt=False)
+@njit(**NO_REFCOUNT_COMPILE)
 def _reset_kernel(seeds, heights, tops, cells, full, seat_colours, tiles_left, phase, first_mover, turns,
                   current_player, observation, action_mask, rewards, terminated, truncated, final_player,
                   fixed_cells, standard_tops, reach, directions, setup, bitgen, work):
@@ -323,7 +323,7 @@ def _reset_kernel(seeds, heights, tops, cells, full, seat_colours, tiles_left, p
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(**NO_REFCOUNT_COMPILE)
 def _step_kernel(actions, next_seeds, active, heights, tops, cells, full, seat_colours, tiles_left, phase,
                  first_mover, turns, current_player, observation, action_mask, rewards, terminated, truncated,
                  final_player, final_observation, keep_final, fixed_cells, standard_tops, reach, directions, setup,
@@ -389,7 +389,7 @@ def _step_kernel(actions, next_seeds, active, heights, tops, cells, full, seat_c
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(**NO_REFCOUNT_COMPILE)
 def _refresh_kernel(slot, seat, heights, tops, cells, full, seat_colours, tiles_left, phase, turns, current_player,
                     observation, action_mask, reach, setup, work):
     """Seat, mask and observation of a position put into ``slot`` whose seat to move is

@@ -1,0 +1,535 @@
+"""The compiled rules core of both modes over arrays of games (numba, one slot per row).
+
+The readable engine is :mod:`~sky_envs.games.highrise_heist.state` with its mode hooks in
+``heist.py`` and ``rush.py``; this module plays the same games over a structure of arrays
+(leading dimension: the slot) for :class:`~sky_envs.games.highrise_heist.batched.HighriseHeistBatch`,
+which builds the arguments (see ``batched.py`` for every array). Legal masks and
+observations are read from the game's lookup tables
+(:mod:`~sky_envs.games.highrise_heist.tables`) through the same per-stand keys and codes.
+
+One decision is three calls: :func:`_apply` (the action and its closures), :func:`_settle`
+(the end, the cut, or the next mask, skipping placement phases without a legal placement)
+and :func:`_write_observation`. The functions take plain arrays, not tuples of them, and
+are compiled without reference counting (they allocate nothing): both would cost more than
+the rules.
+
+Observations are written incrementally, and provably equal to a full write: a cell's
+channels are its feature-table row (fixed by observer, flags context, its stand's
+observation key and its colour), then the turn fraction (and Golden Rush's queue ranks).
+A decision marks the stands whose blocks it changed (their seen key -1); a stand whose key
+(and so its rows) is unchanged and whose blocks were not touched gets only the constant
+channels that changed: the flags context's channels (``batched.py`` checks that contexts
+differ in those channels only, by the same value in every row), the turn fraction and the
+queue ranks. A new observer rewrites everything.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sky_envs.games.highrise_heist.observation import HEIST_CHANNELS, RUSH_CHANNELS
+from sky_envs.games.highrise_heist.state import HEIGHT, PLACE, TRANSFER
+
+CONTINUES, TERMINATED, TRUNCATED = 0, 1, 2
+LEVELS = HEIGHT + 1  # heights and group sizes 0..11 in a key
+HEIST_PAIRS, RUSH_PAIRS = HEIST_CHANNELS // 2, RUSH_CHANNELS // 2  # int64 words of a cell
+
+# configuration entries (``batched.py`` writes them)
+STANDS, PLAYERS, RUSH, TEAMS, SCORE_REWARD, MAX_TURNS, NO_TRANSFER, SINGLE, PAIR, SWAP = range(10)
+FRACTION_CHANNEL, QUEUE_CHANNEL, CENTRE_POINTS, NEAR_POINTS, FAR_POINTS, TEAM_BONUS = range(10, 16)
+SCORE_SCALE, KEEP_FINAL, PLACE_ROW = 16, 17, 18
+
+_compiled = njit(cache=True, _nrt=False, error_model="numpy")
+#: an index known to be in range as unsigned: numba then skips its negative-index test
+_index = np.uint64
+
+
+# ------------------------------------------------------------------ positions
+@_compiled
+def _top_group_size(cells, i, s, h):
+    if h == 0:
+        return 0
+    colour = cells[i, s * HEIGHT + h - 1]
+    size = 1
+    while size < h and cells[i, s * HEIGHT + h - 1 - size] == colour:
+        size += 1
+    return size
+
+
+@_compiled
+def _heist_cap(heights, closed, i, S):
+    """``HeistState._placement_cap``: 11 when at most 2 stands are open and nothing closed
+    this turn, else 10."""
+    if closed[i]:
+        return HEIGHT - 1
+    open_count = 0
+    for s in range(S):
+        if heights[i, s] < HEIGHT:
+            open_count += 1
+    return HEIGHT if open_count <= 2 else HEIGHT - 1
+
+
+@_compiled
+def _heist_can_win(mine, theirs, open_count, golden_height, golden_top, seat):
+    best = mine + open_count
+    if best != theirs:
+        return best > theirs
+    return golden_height < HEIGHT or golden_top == seat
+
+
+@_compiled
+def _heist_winner(cells, heights, i, S):
+    """The seat that can still win when the other cannot (``HeistState._decided`` and
+    ``winner``): 0 or 1 once the game is decided, -1 while both can."""
+    counts0 = 0
+    counts1 = 0
+    for s in range(S):
+        if heights[i, s] == HEIGHT:
+            if cells[i, s * HEIGHT + HEIGHT - 1] == 0:
+                counts0 += 1
+            else:
+                counts1 += 1
+    open_count = S - counts0 - counts1
+    golden_height, golden_top = heights[i, 0], cells[i, HEIGHT - 1]
+    can0 = _heist_can_win(counts0, counts1, open_count, golden_height, golden_top, 0)
+    can1 = _heist_can_win(counts1, counts0, open_count, golden_height, golden_top, 1)
+    if can0 and can1:
+        return -1
+    return 0 if can0 else 1
+
+
+@_compiled
+def _queued(queue, queue_len, i, seat):
+    for r in range(queue_len[i]):
+        if queue[i, r] == seat:
+            return True
+    return False
+
+
+@_compiled
+def _apply(action, i, cells, heights, groups, turn, phase, closed, queue, queue_len, seen_keys, placements,
+           config):
+    """``StackState.apply_unchecked`` up to the settle: the transfer, swap or placement, and
+    what a closure triggers (``_closed``, ``RushState._on_close``). Marks the stands whose
+    blocks changed; returns whether the game is decided."""
+    S, P, rush = config[STANDS], config[PLAYERS], config[RUSH]
+    closing = False
+    if phase[i] == TRANSFER:
+        if action == config[SWAP]:  # HeistState._swap, then the turn ends
+            for s in range(S):
+                for level in range(heights[i, s]):
+                    cells[i, s * HEIGHT + level] = 1 - cells[i, s * HEIGHT + level]
+                seen_keys[i, s] = -1
+            turn[i] += 1
+            closed[i] = 0
+            return _heist_winner(cells, heights, i, S) >= 0
+        phase[i] = PLACE
+        if action == config[NO_TRANSFER]:
+            return False
+        source, target = action // S, action % S
+        h = heights[i, source]
+        size = groups[i, source]
+        colour = cells[i, source * HEIGHT + h - 1]
+        for level in range(h - size, h):
+            cells[i, source * HEIGHT + level] = -1
+        heights[i, source] = h - size
+        groups[i, source] = _top_group_size(cells, i, source, h - size)
+        seen_keys[i, source] = -1
+        seen_keys[i, target] = -1
+        height = heights[i, target]
+        group = size
+        if height > 0 and cells[i, target * HEIGHT + height - 1] == colour:
+            group += groups[i, target]
+        total = height + size
+        if total < HEIGHT:
+            for level in range(height, total):
+                cells[i, target * HEIGHT + level] = colour
+            heights[i, target] = total
+            groups[i, target] = group
+            return False
+        excess = total - HEIGHT  # the overflow leaves from the bottom (Highrise Heist)
+        for level in range(height - excess):
+            cells[i, target * HEIGHT + level] = cells[i, target * HEIGHT + level + excess]
+        for level in range(height - excess, HEIGHT):
+            cells[i, target * HEIGHT + level] = colour
+        heights[i, target] = HEIGHT
+        groups[i, target] = min(group, HEIGHT)
+        closing = True
+    else:
+        colour = turn[i] % P
+        placement = action - config[SINGLE]
+        for p in range(placements[placement, 3]):
+            s = placements[placement, 4 + 2 * p]
+            count = placements[placement, 5 + 2 * p]
+            h = heights[i, s]
+            if h > 0 and cells[i, s * HEIGHT + h - 1] == colour:
+                groups[i, s] += count
+            else:
+                groups[i, s] = count
+            for level in range(h, h + count):
+                cells[i, s * HEIGHT + level] = colour
+            heights[i, s] = h + count
+            seen_keys[i, s] = -1
+            if h + count == HEIGHT:
+                closing = True
+        turn[i] += 1  # the placement ends the turn
+        phase[i] = TRANSFER
+        closed[i] = 0
+    if not closing:
+        return False
+    if phase[i] == PLACE:
+        closed[i] = 1  # closed_this_turn (a placement's is reset by the end of its turn)
+    if not rush:
+        return _heist_winner(cells, heights, i, S) >= 0
+    for seat in range(P):  # eligible seats queue in seat order
+        if (heights[i, 2 * seat + 1] == HEIGHT and heights[i, 2 * seat + 2] == HEIGHT
+                and not _queued(queue, queue_len, i, seat)):
+            queue[i, queue_len[i]] = seat
+            queue_len[i] += 1
+    for s in range(S):
+        if heights[i, s] < HEIGHT:
+            return False
+    return True
+
+
+# ------------------------------------------------------------------ masks
+@_compiled
+def _refresh_codes(i, cells, heights, groups, queue, queue_len, keys, sources, targets, place_ids, codes, config):
+    """Every stand's key (``StackState._recode``, less the stand's own part: ``keys`` are
+    per stand) and its table codes (``tables``, within the stand's share)."""
+    S, P, rush = config[STANDS], config[PLAYERS], config[RUSH]
+    for s in range(S):
+        h = heights[i, s]
+        if h == 0:
+            top = -1
+        elif h < HEIGHT:
+            top = cells[i, s * HEIGHT + h - 1]
+        elif rush and s == 0:
+            top = queue[i, 0]  # the centre belongs to the head of the queue
+        else:
+            top = cells[i, s * HEIGHT + HEIGHT - 1]
+        cb = 0  # RushState._capacity_bit; Highrise Heist's caps are global
+        if rush:
+            if s == 0:
+                cb = 1 if queue_len[i] > 0 else 0
+            elif s % 2 == 1 or heights[i, s - 1] == HEIGHT:
+                cb = 1
+        key = ((h * LEVELS + groups[i, s]) * (P + 1) + top + 1) * 2 + cb
+        keys[i, s] = key
+        sources[i, s] = codes[0, key]
+        targets[i, s] = codes[1, key]
+        place_ids[i, s] = codes[2, key]
+
+
+@_compiled
+def _settle(i, decided, mask, cells, heights, groups, turn, phase, closed, queue, queue_len, keys, sources,
+            targets, place_ids, transfer, transfer_of_mover, codes, singles, pairs, config):
+    """``StackState._settle``: the end, the cut, or the next decision's mask in row ``i``
+    of ``mask``, skipping placement phases without a legal placement. The stands' codes
+    are refreshed first (also when the game ended: the final observation reads them)."""
+    S, P, rush = config[STANDS], config[PLAYERS], config[RUSH]
+    _refresh_codes(i, cells, heights, groups, queue, queue_len, keys, sources, targets, place_ids, codes, config)
+    if decided:
+        return TERMINATED
+    while True:
+        if turn[i] >= config[MAX_TURNS]:
+            return TRUNCATED
+        row_mask = mask[i]
+        row_mask[:] = False
+        if phase[i] == TRANSFER:
+            # rows of stands without a group to give (empty or closed) are all False, and
+            # no group goes back onto its own stand
+            table = transfer[transfer_of_mover[turn[i] % P]]
+            for a in range(S):
+                h = heights[i, a]
+                if 0 < h < HEIGHT:
+                    row = sources[i, a]
+                    for b in range(S):
+                        if b != a:
+                            row_mask[_index(a * S + b)] = table[_index(row + targets[i, b])]
+            row_mask[config[NO_TRANSFER]] = True
+            if config[SWAP] >= 0 and turn[i] == 1:  # HeistState._swap_legal
+                row_mask[config[SWAP]] = True
+            return CONTINUES
+        if rush:
+            context = 0
+        else:  # heist_tables: (most == 3) * 2 + (cap == 11)
+            context = (turn[i] != 0) * 2 + (_heist_cap(heights, closed, i, S) == HEIGHT)
+        single, pair = singles[context], pairs[context]
+        width = config[PLACE_ROW]  # the pair table's [first id, second id, entry] flattened
+        found = False
+        action = config[SINGLE]  # the layout's order: singles by stand, then pairs s < t
+        for s in range(S):
+            base = place_ids[i, s] * 4
+            for k in range(3):
+                legal = single[_index(base + k)]
+                row_mask[_index(action + k)] = legal
+                found |= legal
+            action += 3
+        for s in range(S):
+            row = place_ids[i, s] * width
+            for t in range(s + 1, S):
+                base = row + place_ids[i, t] * 4
+                for k in range(3):
+                    legal = pair[_index(base + k)]
+                    row_mask[_index(action + k)] = legal
+                    found |= legal
+                action += 3
+        if found:
+            return CONTINUES
+        turn[i] += 1  # no legal placement: the turn ends
+        phase[i] = TRANSFER
+        closed[i] = 0
+
+
+# ------------------------------------------------------------------ results
+@_compiled
+def _rush_score(cells, heights, queue, queue_len, i, seat, config):
+    """``RushState.scores()[seat]``: blocks, closed stands owned, the team bonus (teams)."""
+    score = 0
+    for s in range(config[STANDS]):
+        h = heights[i, s]
+        for level in range(h):
+            if cells[i, s * HEIGHT + level] == seat:
+                score += 1
+        if h == HEIGHT:
+            if s == 0:
+                if queue[i, 0] == seat:
+                    score += config[CENTRE_POINTS]
+            elif cells[i, s * HEIGHT + HEIGHT - 1] == seat:
+                score += config[NEAR_POINTS] if s % 2 == 1 else config[FAR_POINTS]
+    if config[TEAMS] and _queued(queue, queue_len, i, seat) and _queued(queue, queue_len, i, (seat + 2) % 4):
+        score += config[TEAM_BONUS]
+    return score
+
+
+@_compiled
+def _rush_value(cells, heights, queue, queue_len, i, seat, config):
+    """What decides for ``seat``: its score (ffa) or its team's total (teams)."""
+    if config[TEAMS]:
+        team = seat % 2
+        return (_rush_score(cells, heights, queue, queue_len, i, team, config)
+                + _rush_score(cells, heights, queue, queue_len, i, team + 2, config))
+    return _rush_score(cells, heights, queue, queue_len, i, seat, config)
+
+
+@_compiled
+def _write_returns(rewards, i, cells, heights, queue, queue_len, config):
+    """``returns()`` of a game decided by its rules into row ``i`` of ``rewards`` (zeros)."""
+    if not config[RUSH]:
+        winner = _heist_winner(cells, heights, i, config[STANDS])
+        rewards[i, winner] = 1.0
+        rewards[i, 1 - winner] = -1.0
+        return
+    v0 = _rush_value(cells, heights, queue, queue_len, i, 0, config)
+    v1 = _rush_value(cells, heights, queue, queue_len, i, 1, config)
+    v2 = _rush_value(cells, heights, queue, queue_len, i, 2, config)
+    v3 = _rush_value(cells, heights, queue, queue_len, i, 3, config)
+    if config[SCORE_REWARD]:
+        mean = (v0 + v1 + v2 + v3) / 4
+        scale = config[SCORE_SCALE]
+        rewards[i, 0] = (v0 - mean) / scale
+        rewards[i, 1] = (v1 - mean) / scale
+        rewards[i, 2] = (v2 - mean) / scale
+        rewards[i, 3] = (v3 - mean) / scale
+        return
+    # win_loss_returns(winners): the best value wins (teams: the members share their
+    # team's total), all 0 when every seat has it (a team draw included)
+    best = max(max(v0, v1), max(v2, v3))
+    if v0 == best and v1 == best and v2 == best and v3 == best:
+        return
+    rewards[i, 0] = 1.0 if v0 == best else -1.0
+    rewards[i, 1] = 1.0 if v1 == best else -1.0
+    rewards[i, 2] = 1.0 if v2 == best else -1.0
+    rewards[i, 3] = 1.0 if v3 == best else -1.0
+
+
+# ------------------------------------------------------------------ observations
+@_compiled
+def _copy7(out, target, rows, source):
+    """``out[target:target + 7] = rows[source:source + 7]``, loads before stores (so that
+    they may go as vectors) and with unsigned indices (no negative-index tests)."""
+    a0, a1, a2 = rows[_index(source)], rows[_index(source + 1)], rows[_index(source + 2)]
+    a3, a4, a5 = rows[_index(source + 3)], rows[_index(source + 4)], rows[_index(source + 5)]
+    a6 = rows[_index(source + 6)]
+    out[_index(target)], out[_index(target + 1)], out[_index(target + 2)] = a0, a1, a2
+    out[_index(target + 3)], out[_index(target + 4)], out[_index(target + 5)] = a3, a4, a5
+    out[_index(target + 6)] = a6
+
+
+@_compiled
+def _copy6(out, target, rows, source):
+    """As :func:`_copy7`, 6 words."""
+    a0, a1, a2 = rows[_index(source)], rows[_index(source + 1)], rows[_index(source + 2)]
+    a3, a4, a5 = rows[_index(source + 3)], rows[_index(source + 4)], rows[_index(source + 5)]
+    out[_index(target)], out[_index(target + 1)], out[_index(target + 2)] = a0, a1, a2
+    out[_index(target + 3)], out[_index(target + 4)], out[_index(target + 5)] = a3, a4, a5
+
+
+@_compiled
+def _queue_rank(queue, queue_len, queue_rank, i, seat, k):
+    """Relative seat k's queue rank value (``observation._queue_ranks``), 0 if not queued."""
+    for r in range(queue_len[i]):
+        if (queue[i, r] - seat) % 4 == k:
+            return queue_rank[r]
+    return 0.0
+
+
+@_compiled
+def _write_observation(obs, obs64, i, seat, to_move, track, cells, heights, turn, phase, closed, queue, queue_len,
+                       keys, seen_seat, seen_context, seen_turn, seen_queue, seen_keys, levels, row_offsets,
+                       rows64, context_channels, context_values, queue_rank, config):
+    """``seat``'s observation (``heist_observation`` / ``rush_observation``) into row
+    ``i`` of ``obs`` (float32) and ``obs64`` (the same memory as int64 pairs of channels),
+    both flat per slot, as ``cells`` and ``levels`` are; ``to_move`` is -1 once the game
+    is over. With ``track``, only what changed
+    since the last write (see the module docstring), and the seen arrays are kept."""
+    S, P, rush = config[STANDS], config[PLAYERS], config[RUSH]
+    fraction_channel, queue_channel = config[FRACTION_CHANNEL], config[QUEUE_CHANNEL]
+    t = turn[i]
+    place = 1 if phase[i] == PLACE else 0
+    mine = 1 if to_move == seat else 0
+    if rush:
+        context = mine << 1 | place
+        cb = 0
+    else:
+        swap_open = 1 if (t == 1 and place == 0) else 0
+        context = mine << 4 | place << 3 | (1 if t == 0 else 0) << 2 | swap_open << 1 | closed[i]
+        cb = 1 if _heist_cap(heights, closed, i, S) == HEIGHT else 0  # the global cap's bit
+    fraction = t / config[MAX_TURNS]
+    if fraction > 1.0:
+        fraction = 1.0
+    queued = queue_channel >= 0 and queue_len[i] > 0
+    rank0 = _queue_rank(queue, queue_len, queue_rank, i, seat, 0)
+    rank1 = _queue_rank(queue, queue_len, queue_rank, i, seat, 1)
+    rank2 = _queue_rank(queue, queue_len, queue_rank, i, seat, 2)
+    rank3 = _queue_rank(queue, queue_len, queue_rank, i, seat, 3)
+    pairs = obs.shape[1] // (S * HEIGHT * 2)
+    channels = 2 * pairs
+    # rows are copied from the tables of flags context 0, then the context's channels set
+    table = seat * (rows64.shape[0] // (pairs * P))
+    full = not track or seen_seat[i] != seat
+    old_context = seen_context[i] if track else 0
+    new_turn = not track or seen_turn[i] != t
+    new_queue = queue_channel >= 0 and (not track or seen_queue[i] != queue_len[i])
+    out, out64, blocks = obs[i], obs64[i], cells[i]
+    for s in range(S):
+        key = keys[i, s] + cb
+        first = s * HEIGHT  # the stand's first cell
+        written_context = old_context
+        if full or key != seen_keys[i, s]:
+            for level in range(HEIGHT):
+                # the level table counts colour + 1 in: an empty cell (-1) reads the base row
+                row = table + row_offsets[s] + levels[_index(key * HEIGHT + level)] + blocks[_index(first + level)]
+                source = row * pairs
+                target = (first + level) * pairs
+                if pairs == HEIST_PAIRS:
+                    _copy7(out64, target, rows64, source)
+                elif pairs == RUSH_PAIRS:
+                    _copy7(out64, target, rows64, source)
+                    _copy6(out64, target + 7, rows64, source + 7)
+                else:
+                    for c in range(pairs):
+                        out64[_index(target + c)] = rows64[_index(source + c)]
+            written_context = 0
+            if track:
+                seen_keys[i, s] = key
+        if context != written_context:
+            for k in range(context_channels.shape[0]):
+                value = context_values[context, k]
+                if value != context_values[written_context, k]:
+                    c = first * channels + context_channels[k]
+                    for level in range(HEIGHT):
+                        out[_index(c + level * channels)] = value
+        if new_turn or written_context != old_context:
+            c = first * channels + fraction_channel
+            for level in range(HEIGHT):
+                out[_index(c + level * channels)] = fraction
+        if queued and (new_queue or written_context != old_context):
+            c = first * channels + queue_channel
+            for level in range(HEIGHT):
+                cell = c + level * channels
+                out[_index(cell)] = rank0
+                out[_index(cell + 1)] = rank1
+                out[_index(cell + 2)] = rank2
+                out[_index(cell + 3)] = rank3
+    if track:
+        seen_seat[i] = seat
+        seen_context[i] = context
+        seen_turn[i] = t
+        seen_queue[i] = queue_len[i]
+
+
+# ------------------------------------------------------------------ the entry point
+STEP, RESTART, REFRESH = 0, 1, 2
+
+
+@_compiled
+def advance(mode, first, last, actions, seeds, active, *arrays):
+    """Slots ``first`` to ``last - 1``: with ``STEP``, play ``actions`` where ``active`` and
+    start the game of ``seeds`` where that ended one (``BatchedGames.step``); with
+    ``RESTART``, a new game where ``active`` (``reset``); with ``REFRESH``, the mask, seat
+    to move and observation of the positions put there (``set_state``: in play, settled).
+
+    ``arrays``: the 10 outputs (the 8 of ``BatchedGames``, then int64 views of the two
+    observation arrays), the 9 state arrays, the 4 code arrays, the 5 seen arrays, the 12
+    tables and the configuration, as ``batched.py`` lists them; separate arguments, since
+    tuples of arrays cost milliseconds to dispatch."""
+    (observation, action_mask, current_player, rewards, terminated, truncated, final_observation, final_player,
+     observation64, final64) = arrays[0:10]
+    cells, heights, groups, turn, phase, closed, queue, queue_len, slot_seeds = arrays[10:19]
+    keys, sources, targets, place_ids = arrays[19:23]
+    seen_seat, seen_context, seen_turn, seen_queue, seen_keys = arrays[23:28]
+    (transfer, transfer_of_mover, codes, singles, pairs, placements, levels, row_offsets, rows64, context_channels,
+     context_values, queue_rank) = arrays[28:40]
+    config = arrays[40]
+    for i in range(first, last):
+        if mode != REFRESH:
+            if terminated[i] or truncated[i]:  # only ended slots hold rewards and a final player
+                rewards[i, :] = 0.0
+                terminated[i] = False
+                truncated[i] = False
+                final_player[i] = -1
+            if not active[i]:
+                continue
+        new_game = mode == RESTART
+        if mode == STEP:
+            mover = current_player[i]
+            decided = _apply(actions[i], i, cells, heights, groups, turn, phase, closed, queue, queue_len, seen_keys,
+                             placements, config)
+            status = _settle(i, decided, action_mask, cells, heights, groups, turn, phase, closed, queue, queue_len,
+                             keys, sources, targets, place_ids, transfer, transfer_of_mover, codes, singles, pairs,
+                             config)
+            if status != CONTINUES:
+                if status == TERMINATED:
+                    terminated[i] = True
+                    _write_returns(rewards, i, cells, heights, queue, queue_len, config)
+                else:
+                    truncated[i] = True
+                final_player[i] = mover
+                if config[KEEP_FINAL]:
+                    _write_observation(final_observation, final64, i, mover, -1, False, cells, heights, turn, phase,
+                                       closed, queue, queue_len, keys, seen_seat, seen_context, seen_turn, seen_queue,
+                                       seen_keys, levels, row_offsets, rows64, context_channels, context_values,
+                                       queue_rank, config)
+                new_game = True
+        if new_game:  # empty stands, turn 0 (no chance in either mode): Highrise Heist opens
+            cells[i] = -1  # with the placement of one block, Golden Rush with a transfer phase
+            heights[i] = 0
+            groups[i] = 0
+            turn[i] = 0
+            phase[i] = TRANSFER if config[RUSH] else PLACE
+            closed[i] = 0
+            queue[i] = -1
+            queue_len[i] = 0
+            slot_seeds[i] = seeds[i]
+        if new_game or mode == REFRESH:
+            seen_seat[i] = -1  # a new position: its observation is written whole
+            _settle(i, False, action_mask, cells, heights, groups, turn, phase, closed, queue, queue_len, keys,
+                    sources, targets, place_ids, transfer, transfer_of_mover, codes, singles, pairs, config)
+        seat = turn[i] % config[PLAYERS]
+        current_player[i] = seat
+        _write_observation(observation, observation64, i, seat, seat, True, cells, heights, turn, phase, closed,
+                           queue, queue_len, keys, seen_seat, seen_context, seen_turn, seen_queue, seen_keys, levels,
+                           row_offsets, rows64, context_channels, context_values, queue_rank, config)

@@ -41,6 +41,7 @@ FRACTION_CHANNEL, QUEUE_CHANNEL, CENTRE_POINTS, NEAR_POINTS, FAR_POINTS, TEAM_BO
 SCORE_SCALE, KEEP_FINAL, PLACE_ROW = 16, 17, 18
 
 _compiled = njit(cache=True, _nrt=False, error_model="numpy")
+_inlined = njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 #: an index known to be in range as unsigned: numba then skips its negative-index test
 _index = np.uint64
 
@@ -107,7 +108,7 @@ def _queued(queue, queue_len, i, seat):
     return False
 
 
-@_compiled
+@_inlined
 def _apply(action, i, cells, heights, groups, turn, phase, closed, queue, queue_len, seen_keys, placements,
            config):
     """``StackState.apply_unchecked`` up to the settle: the transfer, swap or placement, and
@@ -222,7 +223,7 @@ def _refresh_codes(i, cells, heights, groups, queue, queue_len, keys, sources, t
         place_ids[i, s] = codes[2, key]
 
 
-@_compiled
+@_inlined
 def _settle(i, decided, mask, cells, heights, groups, turn, phase, closed, queue, queue_len, keys, sources,
             targets, place_ids, transfer, transfer_of_mover, codes, singles, pairs, config):
     """``StackState._settle``: the end, the cut, or the next decision's mask in row ``i``
@@ -376,7 +377,7 @@ def _queue_rank(queue, queue_len, queue_rank, i, seat, k):
     return 0.0
 
 
-@_compiled
+@_inlined
 def _write_observation(obs, obs64, i, seat, to_move, track, cells, heights, turn, phase, closed, queue, queue_len,
                        keys, seen_seat, seen_context, seen_turn, seen_queue, seen_keys, levels, row_offsets,
                        rows64, context_channels, context_values, queue_rank, config):

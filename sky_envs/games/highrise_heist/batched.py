@@ -31,10 +31,13 @@ from sky_envs.games.highrise_heist.tables import StandTables
 
 #: Golden Rush's queue rank channels (``observation.rush_observation`` writes 18..21)
 RUSH_QUEUE_CHANNEL = 18
+#: the flags contexts (``observation.feature_tables``) of the seat to move in a transfer
+#: phase after the opening: "my decision" alone
+HEIST_BASE_CONTEXT, RUSH_BASE_CONTEXT = 16, 2
 
 
 @lru_cache(maxsize=None)
-def kernel_tables(tables: StandTables, num_stands: int, swap: bool) -> tuple:
+def kernel_tables(tables: StandTables, num_stands: int, swap: bool, base_context: int) -> tuple:
     """One configuration's lookup tables as the flat arrays the kernel reads, in its order
     (see ``batched_kernel.advance``).
 
@@ -45,7 +48,7 @@ def kernel_tables(tables: StandTables, num_stands: int, swap: bool) -> tuple:
     block of stands (0, 1), the single placements of stand 0, the pair block of stands
     (0, 1), the codes and level rows of stand 0, plus each stand's offset of feature rows.
     Checked here, entry by entry, against the whole tables. The feature rows are those of
-    flags context 0 (the kernel sets the context's channels itself)."""
+    flags context ``base_context`` (the kernel sets the context's channels itself)."""
     S = num_stands
     layout = ActionLayout(S, swap)
     span = len(tables.source_of) // S  # stand keys per stand
@@ -91,7 +94,7 @@ def kernel_tables(tables: StandTables, num_stands: int, swap: bool) -> tuple:
     local_codes = np.array([codes[0][0] * tgt, codes[1][0], codes[2][0]], dtype=np.int32)
     return (np.stack(transfer), np.asarray(transfer_of_mover, dtype=np.int64), local_codes, np.stack(singles),
             np.stack(pairs), placements, np.ascontiguousarray(levels[0], dtype=np.int32).ravel(),
-            offsets.astype(np.int64), np.ascontiguousarray(features[:, 0]).reshape(-1).view(np.int64),
+            offsets.astype(np.int64), np.ascontiguousarray(features[:, base_context]).reshape(-1).view(np.int64),
             context_channels, context_values,
             np.asarray(_QUEUE_RANK, dtype=np.float32))
 
@@ -156,9 +159,13 @@ class HighriseHeistBatch(BatchedGames):
         # and per stand the observation key (-1: blocks changed since)
         seen = (np.full(N, -1, dtype=np.int8), np.zeros(N, dtype=np.int8), np.zeros(N, dtype=np.int32),
                 np.zeros(N, dtype=np.int8), np.full((N, S), -1, dtype=np.int32))
-        tables = kernel_tables(game.tables, S, game.layout.swap >= 0)
+        # feature rows are copied from the flags context of the seat to move in a transfer
+        # phase (see ``batched_kernel._write_observation``): the most frequent whole writes
+        # then need no context channel set; any context would give the same observations
+        base_context = RUSH_BASE_CONTEXT if rush else HEIST_BASE_CONTEXT
+        tables = kernel_tables(game.tables, S, game.layout.swap >= 0, base_context)
         layout = game.layout
-        config = np.zeros(kernel.PLACE_ROW + 1, dtype=np.int64)
+        config = np.zeros(kernel.BASE_CONTEXT + 1, dtype=np.int64)
         config[[kernel.STANDS, kernel.PLAYERS, kernel.RUSH, kernel.MAX_TURNS]] = S, P, rush, game.max_turns
         config[kernel.TEAMS] = rush and game.mode == "teams"
         config[kernel.SCORE_REWARD] = rush and game.reward == "score"
@@ -171,6 +178,7 @@ class HighriseHeistBatch(BatchedGames):
         config[kernel.SCORE_SCALE] = SCORE_SCALE  # 100: an integer, divided as a float
         config[kernel.KEEP_FINAL] = keep_final_observation
         config[kernel.PLACE_ROW] = game.tables.place_stride * 4
+        config[kernel.BASE_CONTEXT] = base_context
         final = self.final_observation
         if final is None:  # no final observations are written; the kernel still takes an array
             final = np.zeros((1, *game.observation_shape), dtype=np.float32)

@@ -32,13 +32,14 @@ from sky_envs.games.highrise_heist.observation import HEIST_CHANNELS, RUSH_CHANN
 from sky_envs.games.highrise_heist.state import HEIGHT, PLACE, TRANSFER
 
 CONTINUES, TERMINATED, TRUNCATED = 0, 1, 2
+ALL_STANDS = -1  # a set of stands as bits: all of them
 LEVELS = HEIGHT + 1  # heights and group sizes 0..11 in a key
 HEIST_PAIRS, RUSH_PAIRS = HEIST_CHANNELS // 2, RUSH_CHANNELS // 2  # int64 words of a cell
 
 # configuration entries (``batched.py`` writes them)
 STANDS, PLAYERS, RUSH, TEAMS, SCORE_REWARD, MAX_TURNS, NO_TRANSFER, SINGLE, PAIR, SWAP = range(10)
 FRACTION_CHANNEL, QUEUE_CHANNEL, CENTRE_POINTS, NEAR_POINTS, FAR_POINTS, TEAM_BONUS = range(10, 16)
-SCORE_SCALE, KEEP_FINAL, PLACE_ROW = 16, 17, 18
+SCORE_SCALE, KEEP_FINAL, PLACE_ROW, BASE_CONTEXT = 16, 17, 18, 19
 
 _compiled = njit(cache=True, _nrt=False, error_model="numpy")
 _inlined = njit(cache=True, _nrt=False, error_model="numpy", inline="always")
@@ -113,9 +114,12 @@ def _apply(action, i, cells, heights, groups, turn, phase, closed, queue, queue_
            config):
     """``StackState.apply_unchecked`` up to the settle: the transfer, swap or placement, and
     what a closure triggers (``_closed``, ``RushState._on_close``). Marks the stands whose
-    blocks changed; returns whether the game is decided."""
+    blocks changed in ``seen_keys``; returns whether the game is decided, and the stands
+    whose codes may have changed (bit s for stand s; all of them after a closure, which
+    can change other stands' capacities, or a swap)."""
     S, P, rush = config[STANDS], config[PLAYERS], config[RUSH]
     closing = False
+    changed = 0
     if phase[i] == TRANSFER:
         if action == config[SWAP]:  # HeistState._swap, then the turn ends
             for s in range(S):
@@ -124,10 +128,10 @@ def _apply(action, i, cells, heights, groups, turn, phase, closed, queue, queue_
                 seen_keys[i, s] = -1
             turn[i] += 1
             closed[i] = 0
-            return _heist_winner(cells, heights, i, S) >= 0
+            return _heist_winner(cells, heights, i, S) >= 0, ALL_STANDS
         phase[i] = PLACE
         if action == config[NO_TRANSFER]:
-            return False
+            return False, 0
         source, target = action // S, action % S
         h = heights[i, source]
         size = groups[i, source]
@@ -148,7 +152,7 @@ def _apply(action, i, cells, heights, groups, turn, phase, closed, queue, queue_
                 cells[i, target * HEIGHT + level] = colour
             heights[i, target] = total
             groups[i, target] = group
-            return False
+            return False, 1 << source | 1 << target
         excess = total - HEIGHT  # the overflow leaves from the bottom (Highrise Heist)
         for level in range(height - excess):
             cells[i, target * HEIGHT + level] = cells[i, target * HEIGHT + level + excess]
@@ -172,17 +176,18 @@ def _apply(action, i, cells, heights, groups, turn, phase, closed, queue, queue_
                 cells[i, s * HEIGHT + level] = colour
             heights[i, s] = h + count
             seen_keys[i, s] = -1
+            changed |= 1 << s
             if h + count == HEIGHT:
                 closing = True
         turn[i] += 1  # the placement ends the turn
         phase[i] = TRANSFER
         closed[i] = 0
     if not closing:
-        return False
+        return False, changed
     if phase[i] == PLACE:
         closed[i] = 1  # closed_this_turn (a placement's is reset by the end of its turn)
     if not rush:
-        return _heist_winner(cells, heights, i, S) >= 0
+        return _heist_winner(cells, heights, i, S) >= 0, ALL_STANDS
     for seat in range(P):  # eligible seats queue in seat order
         if (heights[i, 2 * seat + 1] == HEIGHT and heights[i, 2 * seat + 2] == HEIGHT
                 and not _queued(queue, queue_len, i, seat)):
@@ -190,17 +195,20 @@ def _apply(action, i, cells, heights, groups, turn, phase, closed, queue, queue_
             queue_len[i] += 1
     for s in range(S):
         if heights[i, s] < HEIGHT:
-            return False
-    return True
+            return False, ALL_STANDS
+    return True, ALL_STANDS
 
 
 # ------------------------------------------------------------------ masks
 @_compiled
-def _refresh_codes(i, cells, heights, groups, queue, queue_len, keys, sources, targets, place_ids, codes, config):
-    """Every stand's key (``StackState._recode``, less the stand's own part: ``keys`` are
-    per stand) and its table codes (``tables``, within the stand's share)."""
+def _refresh_codes(i, changed, cells, heights, groups, queue, queue_len, keys, sources, targets, place_ids, codes,
+                   config):
+    """The key (``StackState._recode``, less the stand's own part: ``keys`` are per stand)
+    and table codes (``tables``, within the stand's share) of the ``changed`` stands."""
     S, P, rush = config[STANDS], config[PLAYERS], config[RUSH]
     for s in range(S):
+        if not (changed >> s) & 1:
+            continue
         h = heights[i, s]
         if h == 0:
             top = -1
@@ -224,13 +232,15 @@ def _refresh_codes(i, cells, heights, groups, queue, queue_len, keys, sources, t
 
 
 @_inlined
-def _settle(i, decided, mask, cells, heights, groups, turn, phase, closed, queue, queue_len, keys, sources,
+def _settle(i, decided, changed, mask, cells, heights, groups, turn, phase, closed, queue, queue_len, keys, sources,
             targets, place_ids, transfer, transfer_of_mover, codes, singles, pairs, config):
     """``StackState._settle``: the end, the cut, or the next decision's mask in row ``i``
-    of ``mask``, skipping placement phases without a legal placement. The stands' codes
-    are refreshed first (also when the game ended: the final observation reads them)."""
+    of ``mask``, skipping placement phases without a legal placement. The codes
+    of the ``changed`` stands are refreshed first (also when the game ended: the final
+    observation reads them)."""
     S, P, rush = config[STANDS], config[PLAYERS], config[RUSH]
-    _refresh_codes(i, cells, heights, groups, queue, queue_len, keys, sources, targets, place_ids, codes, config)
+    _refresh_codes(i, changed, cells, heights, groups, queue, queue_len, keys, sources, targets, place_ids, codes,
+                   config)
     if decided:
         return TERMINATED
     while True:
@@ -408,7 +418,7 @@ def _write_observation(obs, obs64, i, seat, to_move, track, cells, heights, turn
     rank3 = _queue_rank(queue, queue_len, queue_rank, i, seat, 3)
     pairs = obs.shape[1] // (S * HEIGHT * 2)
     channels = 2 * pairs
-    # rows are copied from the tables of flags context 0, then the context's channels set
+    # rows are copied from the feature tables of the base context, then the context's channels set
     table = seat * (rows64.shape[0] // (pairs * P))
     full = not track or seen_seat[i] != seat
     old_context = seen_context[i] if track else 0
@@ -418,8 +428,9 @@ def _write_observation(obs, obs64, i, seat, to_move, track, cells, heights, turn
     for s in range(S):
         key = keys[i, s] + cb
         first = s * HEIGHT  # the stand's first cell
-        written_context = old_context
-        if full or key != seen_keys[i, s]:
+        written_context = old_context  # the flags context the stand's cells hold
+        rewritten = full or key != seen_keys[i, s]
+        if rewritten:
             for level in range(HEIGHT):
                 # the level table counts colour + 1 in: an empty cell (-1) reads the base row
                 row = table + row_offsets[s] + levels[_index(key * HEIGHT + level)] + blocks[_index(first + level)]
@@ -433,7 +444,7 @@ def _write_observation(obs, obs64, i, seat, to_move, track, cells, heights, turn
                 else:
                     for c in range(pairs):
                         out64[_index(target + c)] = rows64[_index(source + c)]
-            written_context = 0
+            written_context = config[BASE_CONTEXT]
             if track:
                 seen_keys[i, s] = key
         if context != written_context:
@@ -443,11 +454,11 @@ def _write_observation(obs, obs64, i, seat, to_move, track, cells, heights, turn
                     c = first * channels + context_channels[k]
                     for level in range(HEIGHT):
                         out[_index(c + level * channels)] = value
-        if new_turn or written_context != old_context:
+        if new_turn or rewritten:
             c = first * channels + fraction_channel
             for level in range(HEIGHT):
                 out[_index(c + level * channels)] = fraction
-        if queued and (new_queue or written_context != old_context):
+        if queued and (new_queue or rewritten):
             c = first * channels + queue_channel
             for level in range(HEIGHT):
                 cell = c + level * channels
@@ -497,9 +508,9 @@ def advance(mode, first, last, actions, seeds, active, *arrays):
         new_game = mode == RESTART
         if mode == STEP:
             mover = current_player[i]
-            decided = _apply(actions[i], i, cells, heights, groups, turn, phase, closed, queue, queue_len, seen_keys,
+            decided, changed = _apply(actions[i], i, cells, heights, groups, turn, phase, closed, queue, queue_len, seen_keys,
                              placements, config)
-            status = _settle(i, decided, action_mask, cells, heights, groups, turn, phase, closed, queue, queue_len,
+            status = _settle(i, decided, changed, action_mask, cells, heights, groups, turn, phase, closed, queue, queue_len,
                              keys, sources, targets, place_ids, transfer, transfer_of_mover, codes, singles, pairs,
                              config)
             if status != CONTINUES:
@@ -527,7 +538,7 @@ def advance(mode, first, last, actions, seeds, active, *arrays):
             slot_seeds[i] = seeds[i]
         if new_game or mode == REFRESH:
             seen_seat[i] = -1  # a new position: its observation is written whole
-            _settle(i, False, action_mask, cells, heights, groups, turn, phase, closed, queue, queue_len, keys,
+            _settle(i, False, ALL_STANDS, action_mask, cells, heights, groups, turn, phase, closed, queue, queue_len, keys,
                     sources, targets, place_ids, transfer, transfer_of_mover, codes, singles, pairs, config)
         seat = turn[i] % config[PLAYERS]
         current_player[i] = seat

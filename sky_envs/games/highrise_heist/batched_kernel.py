@@ -28,18 +28,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sky_envs.games.highrise_heist.observation import HEIST_CHANNELS, RUSH_CHANNELS
 from sky_envs.games.highrise_heist.state import HEIGHT, PLACE, TRANSFER
 
 CONTINUES, TERMINATED, TRUNCATED = 0, 1, 2
 ALL_STANDS = -1  # a set of stands as bits: all of them
 LEVELS = HEIGHT + 1  # heights and group sizes 0..11 in a key
-HEIST_PAIRS, RUSH_PAIRS = HEIST_CHANNELS // 2, RUSH_CHANNELS // 2  # int64 words of a cell
+#: int64 words of a cell's head (the channels read from the feature tables; the rest are
+#: constant planes), as ``batched.py`` finds them
+HEIST_HEAD, RUSH_HEAD = 4, 9
 
 # configuration entries (``batched.py`` writes them)
-STANDS, PLAYERS, RUSH, TEAMS, SCORE_REWARD, MAX_TURNS, NO_TRANSFER, SINGLE, PAIR, SWAP = range(10)
-FRACTION_CHANNEL, QUEUE_CHANNEL, CENTRE_POINTS, NEAR_POINTS, FAR_POINTS, TEAM_BONUS = range(10, 16)
-SCORE_SCALE, KEEP_FINAL, PLACE_ROW, BASE_CONTEXT = 16, 17, 18, 19
+STANDS, PLAYERS, RUSH, TEAMS, SCORE_REWARD, MAX_TURNS, NO_TRANSFER, SINGLE, SWAP = range(9)
+FRACTION_CHANNEL, QUEUE_CHANNEL, TAIL_START, CENTRE_POINTS, NEAR_POINTS, FAR_POINTS, TEAM_BONUS = range(9, 16)
+SCORE_SCALE, KEEP_FINAL, PLACE_ROW, CONFIG_SIZE = 16, 17, 18, 19
 
 _compiled = njit(cache=True, _nrt=False, error_model="numpy")
 _inlined = njit(cache=True, _nrt=False, error_model="numpy", inline="always")
@@ -357,25 +358,24 @@ def _write_returns(rewards, i, cells, heights, queue, queue_len, config):
 
 
 # ------------------------------------------------------------------ observations
-@_compiled
-def _copy7(out, target, rows, source):
-    """``out[target:target + 7] = rows[source:source + 7]``, loads before stores (so that
-    they may go as vectors) and with unsigned indices (no negative-index tests)."""
-    a0, a1, a2 = rows[_index(source)], rows[_index(source + 1)], rows[_index(source + 2)]
-    a3, a4, a5 = rows[_index(source + 3)], rows[_index(source + 4)], rows[_index(source + 5)]
-    a6 = rows[_index(source + 6)]
-    out[_index(target)], out[_index(target + 1)], out[_index(target + 2)] = a0, a1, a2
-    out[_index(target + 3)], out[_index(target + 4)], out[_index(target + 5)] = a3, a4, a5
-    out[_index(target + 6)] = a6
-
-
-@_compiled
-def _copy6(out, target, rows, source):
-    """As :func:`_copy7`, 6 words."""
-    a0, a1, a2 = rows[_index(source)], rows[_index(source + 1)], rows[_index(source + 2)]
-    a3, a4, a5 = rows[_index(source + 3)], rows[_index(source + 4)], rows[_index(source + 5)]
-    out[_index(target)], out[_index(target + 1)], out[_index(target + 2)] = a0, a1, a2
-    out[_index(target + 3)], out[_index(target + 4)], out[_index(target + 5)] = a3, a4, a5
+@_inlined
+def _copy_words(out, target, rows, source, count):
+    """``out[target:target + count] = rows[source:source + count]`` for the head lengths
+    of both modes (4 and 9 words): loads before stores, so that they may go as vectors,
+    and unsigned indices (no negative-index tests)."""
+    if count == HEIST_HEAD:
+        a0, a1, a2, a3 = rows[_index(source)], rows[_index(source + 1)], rows[_index(source + 2)], rows[_index(source + 3)]
+        out[_index(target)], out[_index(target + 1)], out[_index(target + 2)], out[_index(target + 3)] = a0, a1, a2, a3
+    elif count == RUSH_HEAD:
+        a0, a1, a2, a3 = rows[_index(source)], rows[_index(source + 1)], rows[_index(source + 2)], rows[_index(source + 3)]
+        a4, a5, a6, a7 = rows[_index(source + 4)], rows[_index(source + 5)], rows[_index(source + 6)], rows[_index(source + 7)]
+        a8 = rows[_index(source + 8)]
+        out[_index(target)], out[_index(target + 1)], out[_index(target + 2)], out[_index(target + 3)] = a0, a1, a2, a3
+        out[_index(target + 4)], out[_index(target + 5)], out[_index(target + 6)], out[_index(target + 7)] = a4, a5, a6, a7
+        out[_index(target + 8)] = a8
+    else:
+        for c in range(count):
+            out[_index(target + c)] = rows[_index(source + c)]
 
 
 @_compiled
@@ -388,16 +388,13 @@ def _queue_rank(queue, queue_len, queue_rank, i, seat, k):
 
 
 @_inlined
-def _write_observation(obs, obs64, i, seat, to_move, track, cells, heights, turn, phase, closed, queue, queue_len,
-                       keys, seen_seat, seen_context, seen_turn, seen_queue, seen_keys, levels, row_offsets,
-                       rows64, context_channels, context_values, queue_rank, config):
-    """``seat``'s observation (``heist_observation`` / ``rush_observation``) into row
-    ``i`` of ``obs`` (float32) and ``obs64`` (the same memory as int64 pairs of channels),
-    both flat per slot, as ``cells`` and ``levels`` are; ``to_move`` is -1 once the game
-    is over. With ``track``, only what changed
-    since the last write (see the module docstring), and the seen arrays are kept."""
+def _write_observation(obs64, i, seat, to_move, track, cells, heights, turn, phase, closed, queue, queue_len, keys,
+                       seen_seat, seen_keys, levels, row_offsets, heads, tails, queue_rank, tail32, tail64, config):
+    """``seat``'s observation (``heist_observation`` / ``rush_observation``) into row ``i``
+    of ``obs64`` (the observations as int64 pairs of channels, flat per slot); ``to_move``
+    is -1 once the game is over. With ``track``, only what changed since the last write,
+    and ``seen_seat`` / ``seen_keys`` are kept (see the module docstring)."""
     S, P, rush = config[STANDS], config[PLAYERS], config[RUSH]
-    fraction_channel, queue_channel = config[FRACTION_CHANNEL], config[QUEUE_CHANNEL]
     t = turn[i]
     place = 1 if phase[i] == PLACE else 0
     mine = 1 if to_move == seat else 0
@@ -408,69 +405,54 @@ def _write_observation(obs, obs64, i, seat, to_move, track, cells, heights, turn
         swap_open = 1 if (t == 1 and place == 0) else 0
         context = mine << 4 | place << 3 | (1 if t == 0 else 0) << 2 | swap_open << 1 | closed[i]
         cb = 1 if _heist_cap(heights, closed, i, S) == HEIGHT else 0  # the global cap's bit
+    # the tail: the context's planes, then the turn fraction and queue ranks over them
+    tail_start, tail_length = config[TAIL_START], tail32.shape[0]
+    first = (seat * (tails.shape[0] // (P * tail_length)) + context) * tail_length
+    for c in range(tail_length):
+        tail32[c] = tails[first + c]
     fraction = t / config[MAX_TURNS]
-    if fraction > 1.0:
-        fraction = 1.0
-    queued = queue_channel >= 0 and queue_len[i] > 0
-    rank0 = _queue_rank(queue, queue_len, queue_rank, i, seat, 0)
-    rank1 = _queue_rank(queue, queue_len, queue_rank, i, seat, 1)
-    rank2 = _queue_rank(queue, queue_len, queue_rank, i, seat, 2)
-    rank3 = _queue_rank(queue, queue_len, queue_rank, i, seat, 3)
-    pairs = obs.shape[1] // (S * HEIGHT * 2)
-    channels = 2 * pairs
-    # rows are copied from the feature tables of the base context, then the context's channels set
-    table = seat * (rows64.shape[0] // (pairs * P))
+    tail32[config[FRACTION_CHANNEL] - tail_start] = fraction if fraction < 1.0 else 1.0
+    if config[QUEUE_CHANNEL] >= 0:
+        for k in range(4):
+            tail32[config[QUEUE_CHANNEL] - tail_start + k] = _queue_rank(queue, queue_len, queue_rank, i, seat, k)
+    head, words = tail_start // 2, obs64.shape[1] // (S * HEIGHT)  # int64 words: the head's, a cell's
+    out = obs64[i]
     full = not track or seen_seat[i] != seat
-    old_context = seen_context[i] if track else 0
-    new_turn = not track or seen_turn[i] != t
-    new_queue = queue_channel >= 0 and (not track or seen_queue[i] != queue_len[i])
-    out, out64, blocks = obs[i], obs64[i], cells[i]
+    changed = 0  # the tail words that differ from the ones the cells hold (all the same)
+    for w in range(words - head):
+        if full or out[head + w] != tail64[w]:
+            changed |= 1 << w
+    t0, t1, t2 = tail64[0], tail64[1], tail64[2]
+    t3 = tail64[3] if words - head > 3 else 0
+    rows = seat * (heads.shape[0] // (head * P))  # the observer's first feature row
+    blocks = cells[i]
     for s in range(S):
         key = keys[i, s] + cb
-        first = s * HEIGHT  # the stand's first cell
-        written_context = old_context  # the flags context the stand's cells hold
         rewritten = full or key != seen_keys[i, s]
-        if rewritten:
-            for level in range(HEIGHT):
+        written = (1 << (words - head)) - 1 if rewritten else changed
+        if written == 0:
+            continue
+        base = rows + row_offsets[s]
+        for level in range(HEIGHT):
+            cell = s * HEIGHT + level
+            target = cell * words
+            if rewritten:
                 # the level table counts colour + 1 in: an empty cell (-1) reads the base row
-                row = table + row_offsets[s] + levels[_index(key * HEIGHT + level)] + blocks[_index(first + level)]
-                source = row * pairs
-                target = (first + level) * pairs
-                if pairs == HEIST_PAIRS:
-                    _copy7(out64, target, rows64, source)
-                elif pairs == RUSH_PAIRS:
-                    _copy7(out64, target, rows64, source)
-                    _copy6(out64, target + 7, rows64, source + 7)
-                else:
-                    for c in range(pairs):
-                        out64[_index(target + c)] = rows64[_index(source + c)]
-            written_context = config[BASE_CONTEXT]
-            if track:
-                seen_keys[i, s] = key
-        if context != written_context:
-            for k in range(context_channels.shape[0]):
-                value = context_values[context, k]
-                if value != context_values[written_context, k]:
-                    c = first * channels + context_channels[k]
-                    for level in range(HEIGHT):
-                        out[_index(c + level * channels)] = value
-        if new_turn or rewritten:
-            c = first * channels + fraction_channel
-            for level in range(HEIGHT):
-                out[_index(c + level * channels)] = fraction
-        if queued and (new_queue or rewritten):
-            c = first * channels + queue_channel
-            for level in range(HEIGHT):
-                cell = c + level * channels
-                out[_index(cell)] = rank0
-                out[_index(cell + 1)] = rank1
-                out[_index(cell + 2)] = rank2
-                out[_index(cell + 3)] = rank3
+                row = base + levels[_index(key * HEIGHT + level)] + blocks[_index(cell)]
+                _copy_words(out, target, heads, row * head, head)
+            target += head
+            if written & 1:
+                out[_index(target)] = t0
+            if written & 2:
+                out[_index(target + 1)] = t1
+            if written & 4:
+                out[_index(target + 2)] = t2
+            if written & 8:
+                out[_index(target + 3)] = t3
+        if track:
+            seen_keys[i, s] = key
     if track:
         seen_seat[i] = seat
-        seen_context[i] = context
-        seen_turn[i] = t
-        seen_queue[i] = queue_len[i]
 
 
 # ------------------------------------------------------------------ the entry point
@@ -484,18 +466,19 @@ def advance(mode, first, last, actions, seeds, active, *arrays):
     ``RESTART``, a new game where ``active`` (``reset``); with ``REFRESH``, the mask, seat
     to move and observation of the positions put there (``set_state``: in play, settled).
 
-    ``arrays``: the 10 outputs (the 8 of ``BatchedGames``, then int64 views of the two
-    observation arrays), the 9 state arrays, the 4 code arrays, the 5 seen arrays, the 12
-    tables and the configuration, as ``batched.py`` lists them; separate arguments, since
-    tuples of arrays cost milliseconds to dispatch."""
-    (observation, action_mask, current_player, rewards, terminated, truncated, final_observation, final_player,
-     observation64, final64) = arrays[0:10]
-    cells, heights, groups, turn, phase, closed, queue, queue_len, slot_seeds = arrays[10:19]
-    keys, sources, targets, place_ids = arrays[19:23]
-    seen_seat, seen_context, seen_turn, seen_queue, seen_keys = arrays[23:28]
-    (transfer, transfer_of_mover, codes, singles, pairs, placements, levels, row_offsets, rows64, context_channels,
-     context_values, queue_rank) = arrays[28:40]
-    config = arrays[40]
+    ``arrays``: the 8 outputs of ``BatchedGames`` (the observations as int64 pairs of
+    channels, flat per slot), the 9 state arrays, the 4 code arrays, the 2 seen arrays,
+    the 11 tables (``batched_tables``), a scratch array (float32 and int64 views) and the
+    configuration, as ``batched.py`` lists them: separate arguments, since tuples of arrays
+    cost milliseconds to dispatch."""
+    observation64, action_mask, current_player, rewards, terminated, truncated, final64, final_player = arrays[0:8]
+    cells, heights, groups, turn, phase, closed, queue, queue_len, slot_seeds = arrays[8:17]
+    keys, sources, targets, place_ids = arrays[17:21]
+    seen_seat, seen_keys = arrays[21:23]
+    transfer, transfer_of_mover, codes, singles, pairs, placements = arrays[23:29]
+    levels, row_offsets, heads, tails, queue_rank = arrays[29:34]
+    tail32, tail64 = arrays[34:36]
+    config = arrays[36]
     for i in range(first, last):
         if mode != REFRESH:
             if terminated[i] or truncated[i]:  # only ended slots hold rewards and a final player
@@ -521,10 +504,9 @@ def advance(mode, first, last, actions, seeds, active, *arrays):
                     truncated[i] = True
                 final_player[i] = mover
                 if config[KEEP_FINAL]:
-                    _write_observation(final_observation, final64, i, mover, -1, False, cells, heights, turn, phase,
-                                       closed, queue, queue_len, keys, seen_seat, seen_context, seen_turn, seen_queue,
-                                       seen_keys, levels, row_offsets, rows64, context_channels, context_values,
-                                       queue_rank, config)
+                    _write_observation(final64, i, mover, -1, False, cells, heights, turn, phase, closed, queue,
+                                       queue_len, keys, seen_seat, seen_keys, levels, row_offsets, heads, tails,
+                                       queue_rank, tail32, tail64, config)
                 new_game = True
         if new_game:  # empty stands, turn 0 (no chance in either mode): Highrise Heist opens
             cells[i] = -1  # with the placement of one block, Golden Rush with a transfer phase
@@ -542,6 +524,6 @@ def advance(mode, first, last, actions, seeds, active, *arrays):
                     sources, targets, place_ids, transfer, transfer_of_mover, codes, singles, pairs, config)
         seat = turn[i] % config[PLAYERS]
         current_player[i] = seat
-        _write_observation(observation, observation64, i, seat, seat, True, cells, heights, turn, phase, closed,
-                           queue, queue_len, keys, seen_seat, seen_context, seen_turn, seen_queue, seen_keys, levels,
-                           row_offsets, rows64, context_channels, context_values, queue_rank, config)
+        _write_observation(observation64, i, seat, seat, True, cells, heights, turn, phase, closed, queue, queue_len,
+                           keys, seen_seat, seen_keys, levels, row_offsets, heads, tails, queue_rank, tail32, tail64,
+                           config)

@@ -3,24 +3,25 @@
 The readable engine is :mod:`~sky_envs.games.highrise_heist.state` with its mode hooks in
 ``heist.py`` and ``rush.py``; this module plays the same games over a structure of arrays
 (leading dimension: the slot) for :class:`~sky_envs.games.highrise_heist.batched.HighriseHeistBatch`,
-which builds the arguments (see ``batched.py`` for every array). Legal masks and
-observations are read from the game's lookup tables
-(:mod:`~sky_envs.games.highrise_heist.tables`) through the same per-stand keys and codes.
+which builds the arguments (``batched.py`` names every array). Legal masks and
+observations are read from the game's lookup tables (:mod:`~sky_envs.games.highrise_heist.tables`,
+cut down by :mod:`~sky_envs.games.highrise_heist.batched_tables`) through the same
+per-stand keys and codes.
 
-One decision is three calls: :func:`_apply` (the action and its closures), :func:`_settle`
+A decision is :func:`_apply` (the action and what its closures trigger), :func:`_settle`
 (the end, the cut, or the next mask, skipping placement phases without a legal placement)
-and :func:`_write_observation`. The functions take plain arrays, not tuples of them, and
-are compiled without reference counting (they allocate nothing): both would cost more than
-the rules.
+and :func:`_write_observation`, inlined into the one entry point :func:`advance`. The
+functions take plain arrays, not tuples of them, index with unsigned integers where the
+index is known to be in range, and are compiled without reference counting (nothing
+allocates): each of these halved the time of a step.
 
-Observations are written incrementally, and provably equal to a full write: a cell's
-channels are its feature-table row (fixed by observer, flags context, its stand's
-observation key and its colour), then the turn fraction (and Golden Rush's queue ranks).
-A decision marks the stands whose blocks it changed (their seen key -1); a stand whose key
-(and so its rows) is unchanged and whose blocks were not touched gets only the constant
-channels that changed: the flags context's channels (``batched.py`` checks that contexts
-differ in those channels only, by the same value in every row), the turn fraction and the
-queue ranks. A new observer rewrites everything.
+Observations are written incrementally, and provably equal to a full write. A cell is a
+head, its feature-table row (fixed by the observer, its stand, the stand's observation
+key and the cell's colour), and a tail of constant planes (the flags context, the turn
+fraction, Golden Rush's queue ranks), the same in every cell. A decision marks the stands
+whose blocks it changed (their seen key -1); a stand whose observation key is unchanged
+and whose blocks were not touched keeps its heads, and every cell gets only the tail
+words that changed. A new observer rewrites everything.
 """
 
 from __future__ import annotations
@@ -33,9 +34,10 @@ from sky_envs.games.highrise_heist.state import HEIGHT, PLACE, TRANSFER
 CONTINUES, TERMINATED, TRUNCATED = 0, 1, 2
 ALL_STANDS = -1  # a set of stands as bits: all of them
 LEVELS = HEIGHT + 1  # heights and group sizes 0..11 in a key
-#: int64 words of a cell's head (the channels read from the feature tables; the rest are
-#: constant planes), as ``batched.py`` finds them
+#: int64 words of a cell's head in either mode (``batched_tables`` finds them; other
+#: lengths are copied too, by a plain loop)
 HEIST_HEAD, RUSH_HEAD = 4, 9
+MAX_TAIL = 4  # int64 words of a cell's tail at most
 
 # configuration entries (``batched.py`` writes them)
 STANDS, PLAYERS, RUSH, TEAMS, SCORE_REWARD, MAX_TURNS, NO_TRANSFER, SINGLE, SWAP = range(9)
@@ -360,19 +362,21 @@ def _write_returns(rewards, i, cells, heights, queue, queue_len, config):
 # ------------------------------------------------------------------ observations
 @_inlined
 def _copy_words(out, target, rows, source, count):
-    """``out[target:target + count] = rows[source:source + count]`` for the head lengths
-    of both modes (4 and 9 words): loads before stores, so that they may go as vectors,
-    and unsigned indices (no negative-index tests)."""
+    """``out[target:target + count] = rows[source:source + count]``; for the head lengths
+    of both modes, loads before stores (so that they may go as vectors). Unsigned indices:
+    no negative-index tests."""
     if count == HEIST_HEAD:
-        a0, a1, a2, a3 = rows[_index(source)], rows[_index(source + 1)], rows[_index(source + 2)], rows[_index(source + 3)]
-        out[_index(target)], out[_index(target + 1)], out[_index(target + 2)], out[_index(target + 3)] = a0, a1, a2, a3
+        a0, a1 = rows[_index(source)], rows[_index(source + 1)]
+        a2, a3 = rows[_index(source + 2)], rows[_index(source + 3)]
+        out[_index(target)], out[_index(target + 1)] = a0, a1
+        out[_index(target + 2)], out[_index(target + 3)] = a2, a3
     elif count == RUSH_HEAD:
-        a0, a1, a2, a3 = rows[_index(source)], rows[_index(source + 1)], rows[_index(source + 2)], rows[_index(source + 3)]
-        a4, a5, a6, a7 = rows[_index(source + 4)], rows[_index(source + 5)], rows[_index(source + 6)], rows[_index(source + 7)]
-        a8 = rows[_index(source + 8)]
-        out[_index(target)], out[_index(target + 1)], out[_index(target + 2)], out[_index(target + 3)] = a0, a1, a2, a3
-        out[_index(target + 4)], out[_index(target + 5)], out[_index(target + 6)], out[_index(target + 7)] = a4, a5, a6, a7
-        out[_index(target + 8)] = a8
+        a0, a1, a2 = rows[_index(source)], rows[_index(source + 1)], rows[_index(source + 2)]
+        a3, a4, a5 = rows[_index(source + 3)], rows[_index(source + 4)], rows[_index(source + 5)]
+        a6, a7, a8 = rows[_index(source + 6)], rows[_index(source + 7)], rows[_index(source + 8)]
+        out[_index(target)], out[_index(target + 1)], out[_index(target + 2)] = a0, a1, a2
+        out[_index(target + 3)], out[_index(target + 4)], out[_index(target + 5)] = a3, a4, a5
+        out[_index(target + 6)], out[_index(target + 7)], out[_index(target + 8)] = a6, a7, a8
     else:
         for c in range(count):
             out[_index(target + c)] = rows[_index(source + c)]
@@ -418,18 +422,21 @@ def _write_observation(obs64, i, seat, to_move, track, cells, heights, turn, pha
     head, words = tail_start // 2, obs64.shape[1] // (S * HEIGHT)  # int64 words: the head's, a cell's
     out = obs64[i]
     full = not track or seen_seat[i] != seat
-    changed = 0  # the tail words that differ from the ones the cells hold (all the same)
-    for w in range(words - head):
+    tail = words - head  # 1 to MAX_TAIL words
+    changed = 0  # bit w: tail word w differs from the one every cell holds (compared in the first)
+    for w in range(tail):
         if full or out[head + w] != tail64[w]:
             changed |= 1 << w
-    t0, t1, t2 = tail64[0], tail64[1], tail64[2]
-    t3 = tail64[3] if words - head > 3 else 0
+    t0 = tail64[0]
+    t1 = tail64[1] if tail > 1 else 0
+    t2 = tail64[2] if tail > 2 else 0
+    t3 = tail64[3] if tail > 3 else 0
     rows = seat * (heads.shape[0] // (head * P))  # the observer's first feature row
     blocks = cells[i]
     for s in range(S):
         key = keys[i, s] + cb
         rewritten = full or key != seen_keys[i, s]
-        written = (1 << (words - head)) - 1 if rewritten else changed
+        written = (1 << tail) - 1 if rewritten else changed
         if written == 0:
             continue
         base = rows + row_offsets[s]
@@ -491,11 +498,11 @@ def advance(mode, first, last, actions, seeds, active, *arrays):
         new_game = mode == RESTART
         if mode == STEP:
             mover = current_player[i]
-            decided, changed = _apply(actions[i], i, cells, heights, groups, turn, phase, closed, queue, queue_len, seen_keys,
-                             placements, config)
-            status = _settle(i, decided, changed, action_mask, cells, heights, groups, turn, phase, closed, queue, queue_len,
-                             keys, sources, targets, place_ids, transfer, transfer_of_mover, codes, singles, pairs,
-                             config)
+            decided, changed = _apply(actions[i], i, cells, heights, groups, turn, phase, closed, queue, queue_len,
+                                      seen_keys, placements, config)
+            status = _settle(i, decided, changed, action_mask, cells, heights, groups, turn, phase, closed, queue,
+                             queue_len, keys, sources, targets, place_ids, transfer, transfer_of_mover, codes, singles,
+                             pairs, config)
             if status != CONTINUES:
                 if status == TERMINATED:
                     terminated[i] = True
@@ -520,8 +527,8 @@ def advance(mode, first, last, actions, seeds, active, *arrays):
             slot_seeds[i] = seeds[i]
         if new_game or mode == REFRESH:
             seen_seat[i] = -1  # a new position: its observation is written whole
-            _settle(i, False, ALL_STANDS, action_mask, cells, heights, groups, turn, phase, closed, queue, queue_len, keys,
-                    sources, targets, place_ids, transfer, transfer_of_mover, codes, singles, pairs, config)
+            _settle(i, False, ALL_STANDS, action_mask, cells, heights, groups, turn, phase, closed, queue, queue_len,
+                    keys, sources, targets, place_ids, transfer, transfer_of_mover, codes, singles, pairs, config)
         seat = turn[i] % config[PLAYERS]
         current_player[i] = seat
         _write_observation(observation64, i, seat, seat, True, cells, heights, turn, phase, closed, queue, queue_len,

@@ -26,6 +26,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from sky_envs.games.highrise_heist.batched_kernel import MAX_TAIL
 from sky_envs.games.highrise_heist.layout import ActionLayout
 from sky_envs.games.highrise_heist.observation import _QUEUE_RANK
 from sky_envs.games.highrise_heist.state import HEIGHT
@@ -133,6 +134,9 @@ def _heads_and_tails(features: np.ndarray, queue_channel: int) -> tuple[int, np.
     tail_start += tail_start % 2
     if not (features[:, :, :, :tail_start] == features[:, :1, :, :tail_start]).all() or min(written) < tail_start:
         raise RuntimeError("the observation's head depends on the flags context: the batched kernel cannot copy it")
+    if not 0 < channels - tail_start <= 2 * MAX_TAIL:
+        raise RuntimeError(f"the observation's tail of constant planes has {channels - tail_start} channels: "
+                           f"the batched kernel writes 2 to {2 * MAX_TAIL}")
     heads = np.ascontiguousarray(features[:, 0, :, :tail_start]).reshape(-1).view(np.int64)
     tails = np.ascontiguousarray(features[:, :, 0, tail_start:]).reshape(-1)
     return tail_start, heads, tails

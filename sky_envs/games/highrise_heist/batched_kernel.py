@@ -44,7 +44,7 @@ STANDS, PLAYERS, RUSH, TEAMS, SCORE_REWARD, MAX_TURNS, NO_TRANSFER, SINGLE, SWAP
 FRACTION_CHANNEL, QUEUE_CHANNEL, TAIL_START, CENTRE_POINTS, NEAR_POINTS, FAR_POINTS, TEAM_BONUS = range(9, 16)
 SCORE_SCALE, KEEP_FINAL, PLACE_ROW, CONFIG_SIZE = 16, 17, 18, 19
 
-_compiled = njit(cache=True, _nrt=False, error_model="numpy")
+_compiled = njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
 _inlined = njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 #: an index known to be in range as unsigned: numba then skips its negative-index test
 _index = np.uint64

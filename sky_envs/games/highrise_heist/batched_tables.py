@@ -7,7 +7,8 @@ entries. The kernel tests those two things itself and reads one stand's share of
 table: kilobytes that stay in cache, where the whole tables take a megabyte. Its shares
 are the transfer block of stands (0, 1), the single placements of stand 0, the pair block
 of stands (0, 1), and the codes and level rows of stand 0 (plus each stand's offset of
-feature rows).
+feature rows). The kernel also skips the transfers of stands without a group to give
+(empty or closed), all False in the tables.
 
 The observation's channels split into a *head*, read from the feature tables, and a
 *tail* of constant planes (the flags context's channels, the turn fraction, Golden Rush's
@@ -74,6 +75,9 @@ def kernel_tables(tables: StandTables, num_stands: int, swap: bool, players: int
         if blocks[np.arange(S), np.arange(S)].any():
             raise RuntimeError("a transfer table allows a transfer onto its own stand")
         _same_for_every_stand("transfer blocks", [blocks[a, b] for a in range(S) for b in range(S) if a != b])
+        heights = np.arange(span) // (span // (HEIGHT + 1))  # a stand key's height
+        if blocks[0, 1][codes[0][0][(heights == 0) | (heights == HEIGHT)]].any():
+            raise RuntimeError("a transfer table lets an empty or closed stand give a group")
         transfer.append(blocks[0, 1].ravel())
     ps = tables.place_stride
     singles, pairs = [], []

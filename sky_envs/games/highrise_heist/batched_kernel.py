@@ -254,14 +254,14 @@ def _settle(i, decided, changed, mask, cells, heights, groups, turn, phase, clos
         if phase[i] == TRANSFER:
             # rows of stands without a group to give (empty or closed) are all False, and
             # no group goes back onto its own stand
-            table = transfer[transfer_of_mover[turn[i] % P]]
+            table, columns = transfer[transfer_of_mover[turn[i] % P]], targets[i]
             for a in range(S):
                 h = heights[i, a]
                 if 0 < h < HEIGHT:
                     row = sources[i, a]
                     for b in range(S):
                         if b != a:
-                            row_mask[_index(a * S + b)] = table[_index(row + targets[i, b])]
+                            row_mask[_index(a * S + b)] = table[_index(row + columns[_index(b)])]
             row_mask[config[NO_TRANSFER]] = True
             if config[SWAP] >= 0 and turn[i] == 1:  # HeistState._swap_legal
                 row_mask[config[SWAP]] = True
@@ -273,18 +273,19 @@ def _settle(i, decided, changed, mask, cells, heights, groups, turn, phase, clos
         single, pair = singles[context], pairs[context]
         width = config[PLACE_ROW]  # the pair table's [first id, second id, entry] flattened
         found = False
+        ids = place_ids[i]
         action = config[SINGLE]  # the layout's order: singles by stand, then pairs s < t
         for s in range(S):
-            base = place_ids[i, s] * 4
+            base = ids[_index(s)] * 4
             for k in range(3):
                 legal = single[_index(base + k)]
                 row_mask[_index(action + k)] = legal
                 found |= legal
             action += 3
         for s in range(S):
-            row = place_ids[i, s] * width
+            row = ids[_index(s)] * width
             for t in range(s + 1, S):
-                base = row + place_ids[i, t] * 4
+                base = row + ids[_index(t)] * 4
                 for k in range(3):
                     legal = pair[_index(base + k)]
                     row_mask[_index(action + k)] = legal

@@ -26,7 +26,7 @@ from sky_envs.games.highrise_heist.batched_tables import kernel_tables
 from sky_envs.games.highrise_heist.heist import HeistState
 from sky_envs.games.highrise_heist.rush import (CENTRE_POINTS, FAR_POINTS, NEAR_POINTS, SCORE_SCALE, TEAM_BONUS,
                                                 RushState)
-from sky_envs.games.highrise_heist.state import HEIGHT
+from sky_envs.games.highrise_heist.rules import HEIGHT
 
 
 def _flat(array: np.ndarray) -> np.ndarray:

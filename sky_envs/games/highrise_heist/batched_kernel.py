@@ -29,7 +29,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sky_envs.games.highrise_heist.state import HEIGHT, PLACE, TRANSFER
+from sky_envs.core.numpy_random import NO_REFCOUNT_COMPILE
+from sky_envs.games.highrise_heist.rules import HEIGHT, PLACE, TRANSFER
 
 CONTINUES, TERMINATED, TRUNCATED = 0, 1, 2
 ALL_STANDS = -1  # a set of stands as bits: all of them
@@ -44,8 +45,8 @@ STANDS, PLAYERS, RUSH, TEAMS, SCORE_REWARD, MAX_TURNS, NO_TRANSFER, SINGLE, SWAP
 FRACTION_CHANNEL, QUEUE_CHANNEL, TAIL_START, CENTRE_POINTS, NEAR_POINTS, FAR_POINTS, TEAM_BONUS = range(9, 16)
 SCORE_SCALE, KEEP_FINAL, PLACE_ROW, CONFIG_SIZE = 16, 17, 18, 19
 
-_compiled = njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
-_inlined = njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+_compiled = njit(**NO_REFCOUNT_COMPILE, nogil=True, error_model="numpy")
+_inlined = njit(**NO_REFCOUNT_COMPILE, error_model="numpy", inline="always")
 #: an index known to be in range as unsigned: numba then skips its negative-index test
 _index = np.uint64
 

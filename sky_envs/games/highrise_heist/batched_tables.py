@@ -30,7 +30,7 @@ import numpy as np
 from sky_envs.games.highrise_heist.batched_kernel import MAX_TAIL
 from sky_envs.games.highrise_heist.layout import ActionLayout
 from sky_envs.games.highrise_heist.observation import _QUEUE_RANK
-from sky_envs.games.highrise_heist.state import HEIGHT
+from sky_envs.games.highrise_heist.rules import HEIGHT
 from sky_envs.games.highrise_heist.tables import StandTables
 
 #: Golden Rush's queue rank channels (``observation.rush_observation`` writes 18..21)

@@ -34,8 +34,7 @@ from sky_envs.core.batched import BatchedGames
 from sky_envs.core.boards import LINE_DIRECTIONS
 from sky_envs.core.numpy_random import NO_REFCOUNT_COMPILE, STATE_WORDS, choice_without_replacement, integers, permutation, seed_default_rng
 from sky_envs.games.sky_scrapers.board import board_for
-from sky_envs.games.sky_scrapers.game import standard_colours
-from sky_envs.games.sky_scrapers.rules import CHOOSE, MOVE, PHASE_INDEX, PLACE
+from sky_envs.games.sky_scrapers.rules import CHOOSE, MOVE, PHASE_INDEX, PLACE, standard_colours
 from sky_envs.games.sky_scrapers.state import SkyScrapersState
 
 _MOVE, _PLACE, _CHOOSE = PHASE_INDEX[MOVE], PHASE_INDEX[PLACE], PHASE_INDEX[CHOOSE]

@@ -130,6 +130,21 @@ def test_agents_watched_to_the_end_with_pause_and_step(browser):
         assert page.log()[-1].endswith(f"({state['moves'][-1]['by']})")
 
 
+def test_a_registered_game_without_a_board_view_plays_by_clicks(browser):
+    import sky_envs
+    from tests.tiny_game import NimGame
+
+    sky_envs.register("tiny_nim_v0", NimGame, overwrite=True)
+    with running_server("tiny_nim_v0", {"heap": 7}, seed=1) as server:
+        page = Page(browser, server)
+        rng = random.Random(2)
+        while not call(server, "GET", "/api/state")[1]["is_over"]:
+            state = call(server, "GET", "/api/state")[1]
+            assert sorted(page.things("direct")) == sorted(f"action:{a}" for a, _ in state["legal_moves"])
+            page.play_by_clicks(rng)
+        assert page.text("status").startswith("Game over.") and page.by_id("result-box").is_displayed()
+
+
 @pytest.fixture(scope="module")
 def two_games(tmp_path_factory):
     folder = tmp_path_factory.mktemp("games")

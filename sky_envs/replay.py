@@ -3,6 +3,8 @@
     python -m sky_envs.replay games/policy-vs-greedy-game0003.json          # step through it
     python -m sky_envs.replay games/policy-vs-greedy-game0003.json --all    # print every position
     python -m sky_envs.replay games/policy-vs-greedy-game0003.json --gif game.gif [--fps 2] [--max-moves 30]
+    python -m sky_envs.replay games/policy-vs-greedy-game0003.json --web    # in the browser, with a move slider
+    python -m sky_envs.replay games --web                                   # a folder: the list of its games
 
 Evaluation tournaments write these files (``python -m training.evaluate ... --save-games DIR``).
 A file is JSON::
@@ -215,20 +217,35 @@ def main(argv: list[str] | None = None, prog: str = "python -m sky_envs.replay")
     from sky_envs.core.arguments import HelpFormatter
 
     parser = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=HelpFormatter)
-    parser.add_argument("file", help="a replay file (JSON) written by --save-games")
+    parser.add_argument("file", help="a replay file (JSON) written by --save-games; with --web also a folder of them")
     parser.add_argument("--all", action="store_true", help="print every position, no prompts")
     parser.add_argument("--gif", metavar="OUT.gif", help="write an animated GIF instead")
     parser.add_argument("--fps", type=float, default=2.0, help="GIF frames per second")
     parser.add_argument("--max-moves", type=int, help="GIF: stop after this many moves")
     parser.add_argument("--scale", type=float, default=1.0, help="GIF: resize the pictures by this factor")
+    parser.add_argument("--web", action="store_true", help="watch in the browser (a folder: choose among its games)")
+    parser.add_argument("--host", default="127.0.0.1", help="--web: address the server binds (127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=8000, help="--web: the server's port")
     args = parser.parse_args(argv)
+    folder = args.web and Path(args.file).is_dir()
     try:
-        replay = load_replay(args.file)
-        notation_matches(replay)
+        if not folder:
+            replay = load_replay(args.file)
+            notation_matches(replay)
         if args.fps <= 0 or args.scale <= 0 or (args.max_moves is not None and args.max_moves < 0):
             raise ReplayError("--fps and --scale must be positive and --max-moves >= 0")
     except ReplayError as error:
         parser.error(str(error))
+    if args.web:
+        from sky_envs.play.server import serve_forever
+        from sky_envs.play.web_replay import make_replay_server
+
+        try:
+            server = make_replay_server(args.file, args.host, args.port)
+        except (OSError, ValueError) as error:
+            parser.error(str(error))
+        serve_forever(server, "Watch the replays" if folder else "Watch the replay")
+        return 0
     if args.gif:
         count = write_gif(replay, args.gif, args.fps, args.max_moves, args.scale)
         print(f"{args.gif}: {count} frames")

@@ -13,7 +13,7 @@ The same page as for playing, over a :class:`ReplayLibrary`; the server checks r
   (0: the start): the position as a scene to draw (every hand shown: a recorded game has no
   one to hide it from), its position text (``"position"``) and board text, the player and
   the move that led to it, every move of the game, the running counts and at the end the
-  result in words. Files are replayed (and checked, as :func:`sky_envs.replay.positions`
+  result in words. Files are replayed (and checked, as :func:`sky_envs.core.replay_file.positions`
   does) when first opened; a file that does not replay is answered 422 with the reason.
 """
 
@@ -30,7 +30,7 @@ from sky_envs.play.board import board_fields, board_view_of, players_json
 from sky_envs.play.server import PlayServer, RequestError, bind, jsonable, parse_query, serve_forever
 from sky_envs.play.terminal import notation_help
 from sky_envs.play.web import rules_text
-from sky_envs.replay import ReplayError, load_replay, positions
+from sky_envs.core.replay_file import ReplayError, load_replay, positions
 
 #: replays kept replayed in memory (the others are replayed again when reopened)
 OPEN_GAMES_KEPT = 4

@@ -16,7 +16,7 @@ import pytest
 
 from sky_envs.agents import make_agent
 from sky_envs.core.registry import make_game
-from sky_envs.replay import load_replay, positions
+from sky_envs.core.replay_file import load_replay, positions
 from tests.play.play_page_support import NEEDS_CHROMIUM, PHONE, Page
 from tests.play.play_web_support import (BOARD_CONFIGS, call, config_id, expected_ways, replay_server,
                                          running_server)

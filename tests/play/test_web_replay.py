@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from sky_envs.agents import make_agent
-from sky_envs.replay import load_replay, main, positions
+from sky_envs.core.replay_file import load_replay, positions
+from sky_envs.replay import main
 from tests.play.play_web_support import call, replay_server
 from training.tournament import match
 

@@ -16,6 +16,7 @@ from sky_envs import vector
 from sky_envs.games.sky_towers import SkyTowersGame
 from sky_envs.games.sky_towers.batched import SkyTowersBatch
 from sky_envs.games.sky_towers.rules import MAIN, OVER
+from tests.games.sky_towers.sky_towers_support import load, position
 from tests.vector.oracle_support import assert_matches_aec
 
 ENV = "sky_towers_v0"
@@ -159,6 +160,69 @@ def test_positions_of_another_configuration_or_finished_games_are_refused():
     state = SkyTowersGame().new_initial_state(np.random.Generator(np.random.MT19937(0)))
     with pytest.raises(ValueError, match="PCG64"):
         batch.set_state(0, state)
+
+
+#: hand-made positions (those of ``test_rules.py``) where a bonus, an effect or the end is
+#: one or two decisions away, and the options of their games
+CRAFTED = {
+    "sky": (position(hands={0: "1 5"}, rows={0: "3.3.3.3.3.2.2.1"}), {}),
+    "triple": (position(hands={0: "4 5 9"}, rows={0: "3.3.3.4.4 2.2.2.2.2.2"}), {}),
+    "romance": (position(hands={0: "5 1 2"}, rows={0: "5.5.5"}), {}),
+    "lucky taken over": (position(hands={0: "7 3"}, rows={0: "7.7"}, piles={1: "7.7.7"}, bonuses={"lucky": 1}), {}),
+    "king and perfect": (position(hands={0: "2 3"}, rows={0: "10.9 10.8"}), {}),
+    "big ben": (position(hands={0: "2 3"}, rows={0: "10.9"}, piles={0: "10.6.5 10.7.4"}), {}),
+    "big ben stays": (position(hands={0: "2 3"}, rows={0: "10.9"}, piles={0: "10.6.5 10.7.4", 1: "10.5.6 10.4.7 10.3.8"},
+                               bonuses={"big_ben": 1}), {}),
+    "chaos completion": (position(players=3, hands={0: "9 8"}, rows={1: "10.2", 2: "10.3"},
+                                  piles={1: "10.9.2 10.8.3"}), {}),
+    "bonuses left out": (position(hands={0: "7 3"}, rows={0: "7.7"}).replace(" lucky=-", ""), {"bonuses": {
+        "big_ben": 5, "sky": 3, "triple": 4, "romance": 3, "real_estate_king": 3, "perfect": 1}}),
+    "exchange": (position(players=3, hands={0: "2 5", 1: "7 9 9", 2: "3 4"}), {}),
+    "peek": (position(hands={0: "3 8"}, deck="9 1 2"), {}),
+    "rush": (position(hands={0: "4 4 4 4"}, rows={0: "5 10"}), {}),
+    "return": (position(players=3, hands={0: "5 1 1 2 2 3 3", 1: "1 2 3 4 6 6 7", 2: "7 7 8 9 10 10"}), {}),
+    "ask": (position(hands={0: "6 6", 1: "3 3 9"}), {}),
+    "the last card": (position(players=3, turn_of=1, hands={1: "4 5", 2: "8", 0: "1"}, deck="3", rest="discards"), {}),
+    "a 7 opens the last card": (position(hands={0: "7 1"}, deck="3", rest="discards"), {}),
+    "the final turn": (position(turn_of=0, hands={0: "1 2"}, piles={1: "10.6.3.2", 0: "10.5.6"}, rest="discards",
+                                end="0", final="yes", actions=3), {}),
+}
+
+
+def _play_beside(engine, state, actions, rng, plies):
+    """Play ``actions``, then random ones up to ``plies`` decisions in all, in ``state`` and
+    in slot 0 of ``engine`` (loaded with ``state``); compare the slot's state (to_text), mask
+    and observation after every decision, and the returns and final observation at the end."""
+    engine.set_state(0, state)
+    seeds, active = np.zeros(1, dtype=np.int64), np.ones(1, dtype=bool)
+    for ply in range(plies):
+        action = actions[ply] if ply < len(actions) else int(rng.choice(state.legal_actions()))
+        mover = state.current_player
+        state.apply(action)
+        engine.step(np.array([action]), seeds, active)
+        if state.current_player < 0:
+            assert engine.terminated[0] == state.is_terminal() and engine.truncated[0] == state.is_truncated()
+            assert np.array_equal(engine.rewards[0], state.returns().astype(np.float32))
+            assert np.array_equal(engine.final_observation[0], state.observation(mover))
+            return
+        assert engine.get_state(0).to_text() == state.to_text(), f"after {state.action_to_string(action)}"
+        assert np.array_equal(engine.action_mask[0], state.legal_mask().astype(bool))
+        assert np.array_equal(engine.observation[0], state.observation(state.current_player))
+
+
+@pytest.mark.parametrize("key", CRAFTED)
+def test_every_two_first_decisions_of_crafted_positions_then_random_play(key):
+    text, options = CRAFTED[key]
+    rng = np.random.default_rng(0)
+    root = load(text, **options)
+    engine = root.game.batched_games(1)
+    for first in root.legal_actions().tolist():
+        child = root.clone()
+        child.apply(first)
+        seconds = child.legal_actions().tolist() if child.current_player >= 0 else [None]
+        for second in seconds:
+            actions = [first] if second is None else [first, second]
+            _play_beside(engine, load(text, seed=first, **options), actions, rng, plies=5)
 
 
 @pytest.mark.slow

@@ -17,9 +17,9 @@ state's generator over and ``get_state`` hands the slot's back as a numpy ``Gene
 the same state, with the full position (hands, deck order, knowledge): what the oracle
 tests hold to :class:`~sky_envs.games.sky_towers.state.SkyTowersState`, bit for bit.
 
-Memory per live game with the default options (2 seats, 12 row slots, 82 cards): about
-1.5 KB of state arrays (2 KB with 4 seats) besides the outputs of ``BatchedGames`` (two
-observations of 684 bytes and a 303-byte mask with 2 seats).
+Memory per live game with the default deck and 12 row slots: 1,297 bytes of state arrays
+with 2 seats (1,759 with 3, 2,269 with 4) besides the outputs of ``BatchedGames`` (1,689
+bytes with 2 seats: two observations of 684 bytes and a 303-byte mask).
 """
 
 from __future__ import annotations

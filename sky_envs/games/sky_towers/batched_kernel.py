@@ -70,7 +70,8 @@ _compiled = njit(**NO_REFCOUNT_COMPILE, nogil=True, error_model="numpy")
 # ------------------------------------------------------------------ card moves and knowledge
 @_compiled
 def _hand_add(i, o, v, knowers, hands, seats, known, lacks, P):
-    """``SkyTowersState._hand_add``: seat ``o`` gains a v; seats in ``knowers`` see it."""
+    """``SkyTowersState._hand_add``: seat ``o`` gains a v; seats in ``knowers`` (a bit per
+    seat; -1: every seat) see it."""
     hands[i, o, v] += 1
     seats[i, o, HAND_SIZE_F] += 1
     for t in range(P):

@@ -90,6 +90,48 @@ class BatchedGames(ABC):
         """A copy of the position in ``slot`` as an ordinary :class:`GameState`."""
 
 
+#: what a one-entry-point kernel's ``advance`` does (:class:`KernelBatchedGames`)
+STEP, RESTART, REFRESH = 0, 1, 2
+
+
+class KernelBatchedGames(BatchedGames):
+    """A compiled engine whose kernel has one entry point,
+    ``advance(mode, first, last, actions, seeds, active, *arrays)``: :data:`STEP` plays
+    ``actions`` in the active slots and restarts ended games from ``seeds``; :data:`RESTART`
+    starts the games of ``seeds`` in every slot; :data:`REFRESH` rewrites the outputs of slots
+    ``first`` to ``last - 1`` from their state (after ``set_state``). Subclasses call
+    :meth:`_use_kernel` at the end of their ``__init__`` with the kernel's ``advance`` and
+    its arguments after the first six (the output arrays first: :meth:`_kernel_outputs`)."""
+
+    def _kernel_outputs(self, flat=lambda array: array.reshape(len(array), -1)) -> tuple[np.ndarray, ...]:
+        """The output arrays in the order the kernels take them, observations as ``flat`` makes
+        them (one row a slot); without final observations a one-row placeholder, which the
+        kernel is told not to write."""
+        final = self.final_observation
+        if final is None:
+            final = np.zeros((1, *self.game.observation_shape), dtype=np.float32)
+        return (flat(self.observation), self.action_mask, self.current_player, self.rewards,
+                self.terminated, self.truncated, flat(final), self.final_player)
+
+    def _use_kernel(self, advance, arrays: tuple) -> None:
+        self._advance, self._arrays = advance, arrays
+        self._everywhere = np.ones(self.num_envs, dtype=bool)
+        self._no_actions = np.zeros(self.num_envs, dtype=np.int64)
+
+    def reset(self, seeds: np.ndarray) -> None:
+        self._advance(RESTART, 0, self.num_envs, self._no_actions, np.ascontiguousarray(seeds, dtype=np.int64),
+                      self._everywhere, *self._arrays)
+
+    def step(self, actions: np.ndarray, next_seeds: np.ndarray, active: np.ndarray) -> None:
+        self._advance(STEP, 0, self.num_envs, np.ascontiguousarray(actions, dtype=np.int64),
+                      np.ascontiguousarray(next_seeds, dtype=np.int64), np.ascontiguousarray(active, dtype=bool),
+                      *self._arrays)
+
+    def _refresh(self, slot: int) -> None:
+        """Rewrite ``slot``'s outputs from its state arrays (after ``set_state`` filled them)."""
+        self._advance(REFRESH, slot, slot + 1, self._no_actions, self._no_actions, self._everywhere, *self._arrays)
+
+
 class PythonBatchedGames(BatchedGames):
     """The reference engine: one ``GameState`` per slot, stepped one after the other.
 

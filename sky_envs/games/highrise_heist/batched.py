@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sky_envs.core.batched import BatchedGames
+from sky_envs.core.batched import KernelBatchedGames
 from sky_envs.games.highrise_heist import batched_kernel as kernel
 from sky_envs.games.highrise_heist.batched_tables import kernel_tables
 from sky_envs.games.highrise_heist.heist import HeistState
@@ -36,7 +36,7 @@ def _flat(array: np.ndarray) -> np.ndarray:
     return array.reshape(len(array), -1)
 
 
-class HighriseHeistBatch(BatchedGames):
+class HighriseHeistBatch(KernelBatchedGames):
     """``num_envs`` games of Highrise Heist or Golden Rush (either configuration of
     ``game``), stepped by the compiled kernel; see the module docstring."""
 
@@ -73,24 +73,9 @@ class HighriseHeistBatch(BatchedGames):
         config[kernel.SCORE_SCALE] = SCORE_SCALE  # 100: an integer, divided as a float
         config[kernel.KEEP_FINAL] = keep_final_observation
         config[kernel.PLACE_ROW] = game.tables.place_stride * 4
-        final = self.final_observation
-        if final is None:  # no final observations are written; the kernel still takes an array
-            final = np.zeros((1, *game.observation_shape), dtype=np.float32)
-        outputs = (_flat(self.observation).view(np.int64), self.action_mask, self.current_player, self.rewards,
-                   self.terminated, self.truncated, _flat(final).view(np.int64), self.final_player)
-        #: the kernel's arguments after its first six (see ``batched_kernel.advance``)
-        self._arrays = (*outputs, *self._state, *codes, *seen, *tables.arrays, tail, tail.view(np.int64), config)
-        self._everywhere = np.ones(N, dtype=bool)
-        self._no_actions = np.zeros(N, dtype=np.int64)
-
-    def reset(self, seeds: np.ndarray) -> None:
-        kernel.advance(kernel.RESTART, 0, self.num_envs, self._no_actions, np.ascontiguousarray(seeds, dtype=np.int64),
-                       self._everywhere, *self._arrays)
-
-    def step(self, actions: np.ndarray, next_seeds: np.ndarray, active: np.ndarray) -> None:
-        kernel.advance(kernel.STEP, 0, self.num_envs, np.ascontiguousarray(actions, dtype=np.int64),
-                       np.ascontiguousarray(next_seeds, dtype=np.int64), np.ascontiguousarray(active, dtype=bool),
-                       *self._arrays)
+        outputs = self._kernel_outputs(flat=lambda array: _flat(array).view(np.int64))
+        self._use_kernel(kernel.advance, (*outputs, *self._state, *codes, *seen, *tables.arrays, tail,
+                                          tail.view(np.int64), config))
 
     def set_state(self, slot: int, state) -> None:
         if state.game.env_id != self.game.env_id:
@@ -109,8 +94,7 @@ class HighriseHeistBatch(BatchedGames):
             queue[slot] = -1
             queue[slot, :len(state.queue)] = state.queue
             queue_len[slot] = len(state.queue)
-        kernel.advance(kernel.REFRESH, slot, slot + 1, self._no_actions, self._no_actions, self._everywhere,
-                       *self._arrays)
+        self._refresh(slot)
 
     def get_state(self, slot: int):
         cells, heights, groups, turn, phase, closed, queue, queue_len, seeds = self._state

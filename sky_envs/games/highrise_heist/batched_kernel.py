@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sky_envs.core.batched import REFRESH, RESTART, STEP
 from sky_envs.core.numpy_random import NO_REFCOUNT_COMPILE
 from sky_envs.games.highrise_heist.rules import HEIGHT, PLACE, TRANSFER
 
@@ -465,7 +466,6 @@ def _write_observation(obs64, i, seat, to_move, track, cells, heights, turn, pha
 
 
 # ------------------------------------------------------------------ the entry point
-STEP, RESTART, REFRESH = 0, 1, 2
 
 
 @_compiled

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sky_envs.core.batched import BatchedGames
+from sky_envs.core.batched import KernelBatchedGames
 from sky_envs.core.numpy_random import STATE_WORDS
 from sky_envs.games.sky_towers import batched_kernel as kernel
 from sky_envs.games.sky_towers.batched_kernel import (ACTION_UP, ACTIONS_LEFT, COMPLETED, CUR, DECK_LEN, DISCARD_POOL,
@@ -61,7 +61,7 @@ def _load_generator(words: np.ndarray, rng: np.random.Generator, slot: int) -> N
                  state["has_uint32"], state["uinteger"])
 
 
-class SkyTowersBatch(BatchedGames):
+class SkyTowersBatch(KernelBatchedGames):
     """``num_envs`` games of one Sky Towers configuration, stepped by the compiled kernel;
     see the module docstring."""
 
@@ -103,26 +103,9 @@ class SkyTowersBatch(BatchedGames):
                   np.array([-1 if sails is None else sails for sails in deck.bonus_sails], dtype=np.int64),
                   np.zeros(total, dtype=np.int64),   # the shuffle's scratch
                   config)
-        final = self.final_observation
-        if final is None:  # no final observations are written; the kernel still takes an array
-            final = np.zeros((1, *game.observation_shape), dtype=np.float32)
-        outputs = (self.observation.reshape(N, -1), self.action_mask, self.current_player, self.rewards,
-                   self.terminated, self.truncated, final.reshape(len(final), -1), self.final_player)
         state = (self.hands, self.seats, self.known, self.lacks, self.order, self.towers, self.deck, self.deck_known,
                  self.pools, self.holder, self.pile_log, self.pile_towers, self.scalars, self.bitgen)
-        #: the kernel's arguments after its first six (see ``batched_kernel.advance``)
-        self._arrays = (*outputs, *state, *tables)
-        self._everywhere = np.ones(N, dtype=bool)
-        self._no_actions = np.zeros(N, dtype=np.int64)
-
-    def reset(self, seeds: np.ndarray) -> None:
-        kernel.advance(kernel.RESTART, 0, self.num_envs, self._no_actions, np.ascontiguousarray(seeds, dtype=np.int64),
-                       self._everywhere, *self._arrays)
-
-    def step(self, actions: np.ndarray, next_seeds: np.ndarray, active: np.ndarray) -> None:
-        kernel.advance(kernel.STEP, 0, self.num_envs, np.ascontiguousarray(actions, dtype=np.int64),
-                       np.ascontiguousarray(next_seeds, dtype=np.int64), np.ascontiguousarray(active, dtype=bool),
-                       *self._arrays)
+        self._use_kernel(kernel.advance, (*self._kernel_outputs(), *state, *tables))
 
     def set_state(self, slot: int, state: SkyTowersState) -> None:
         game = self.game
@@ -171,8 +154,7 @@ class SkyTowersBatch(BatchedGames):
                  LOGGED_TOWERS: logged_towers, LOGGED_CARDS: logged_cards}
         for field, value in facts.items():
             self.scalars[slot, field] = value
-        kernel.advance(kernel.REFRESH, slot, slot + 1, self._no_actions, self._no_actions, self._everywhere,
-                       *self._arrays)
+        self._refresh(slot)
 
     def get_state(self, slot: int) -> SkyTowersState:
         game = self.game

@@ -39,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sky_envs.core.batched import REFRESH, RESTART, STEP
 from sky_envs.core.numpy_random import NO_REFCOUNT_COMPILE, integers, permutation, seed_default_rng
 from sky_envs.games.sky_towers.deck import BIG_BEN, HAND_SIZE, KING, LUCKY, PERFECT, ROMANCE, SKY, TRIPLE
 from sky_envs.games.sky_towers.layout import BOTTOM, BUILD, DISMANTLE, DRAW, EXCHANGE, STOP, TAKE
@@ -61,8 +62,6 @@ OPEN_POOL, DISCARD_POOL = 0, 1
 (PLAYERS, SLOTS, WIDTH, AT_DISMANTLE, AT_BUILD, AT_CHAOS, AT_STOP, AT_GIVE, AT_KEEP, AT_BOTTOM, AT_ASK, AT_DISCARD,
  MAX_TURNS, FIRST_RANDOM, TOTAL, KEEP_FINAL, SEAT_BLOCK, O_DECK, O_OPEN, O_DISCARDS, O_PHASE, O_RUSH, O_PEEK,
  O_ACTIONS, CONFIG_SIZE) = range(25)
-# what ``advance`` does
-STEP, RESTART, REFRESH = 0, 1, 2
 
 _compiled = njit(**NO_REFCOUNT_COMPILE, nogil=True, error_model="numpy")
 

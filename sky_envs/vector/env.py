@@ -253,10 +253,11 @@ def random_actions(action_mask: np.ndarray, rng: np.random.Generator) -> np.ndar
     mask = np.asarray(action_mask)
     if mask.dtype != bool or mask.ndim != 2:
         raise ValueError(f"action_mask must be a 2-d bool array, got dtype {mask.dtype} and {mask.ndim} dimensions")
-    counts = mask.sum(axis=1)
+    rows, width = mask.shape
+    legal = np.flatnonzero(mask)                       # one pass over the masks, ascending
+    counts = np.bincount(legal // width, minlength=rows)  # the legal actions per row, from that pass
     if not counts.all():
         raise ValueError(f"row {int(np.argmin(counts))} of action_mask has no legal action")
-    legal = np.flatnonzero(mask)
     starts = np.cumsum(counts) - counts
-    picks = legal[starts + (rng.random(len(counts)) * counts).astype(np.int64)]
-    return picks - np.arange(len(counts), dtype=np.int64) * mask.shape[1]
+    picks = legal[starts + (rng.random(rows) * counts).astype(np.int64)]
+    return picks - np.arange(rows, dtype=np.int64) * width

@@ -39,14 +39,19 @@ import sys
 import time
 import tracemalloc
 
+from pathlib import Path
+
 import numpy as np
 
-import sky_envs
-from sky_envs import vector
+if not __package__:  # run as a script (python benchmarks/vector_throughput.py): measure this checkout
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import sky_envs  # noqa: E402
+from sky_envs import vector  # noqa: E402
 
 if __package__:
     from .throughput import open_spiel_game, pick
-else:  # run as a script: python benchmarks/vector_throughput.py
+else:
     from throughput import open_spiel_game, pick
 
 C4 = "connect_four_v3"
@@ -304,7 +309,8 @@ def print_report(report: dict) -> None:
         print(f"  {PGX + f' x{n}':<28}{row['decisions_per_s']:>14,.0f}")
     for name, reason in report["skipped"].items():
         print(f"  {name:<28}skipped: {reason}")
-    header = f"{'env':<20}{'engine':<8}{'games':>7}{'decisions/s':>14}{'x c4':>8}{'x spiel':>9}{'x pgx':>8}{'B/game':>9}"
+    header = (f"{'env':<20}{'engine':<8}{'games':>7}{'decisions/s':>14}{'x c4':>8}{'x spiel':>9}{'x pgx':>8}"
+              f"{'B/game':>9}")
     print(header)
     for env_id, row in report["envs"].items():
         for engine in ("auto", "python"):

@@ -54,7 +54,8 @@ class LearnerSlots:
 
     def __init__(self, venv: VectorEnv, assign: Assign):
         if venv.engine.final_observation is None:
-            raise ValueError("the learner needs the final observations: make the VectorEnv with keep_final_observation=True")
+            raise ValueError("the learner needs the final observations: make the VectorEnv with "
+                             "keep_final_observation=True")
         self.venv = venv
         self.assign = assign
         n, players = venv.num_envs, venv.num_players
@@ -210,7 +211,8 @@ class SingleAgentSlots(LearnerSlots):
 
         venv = vector.make(env_id, num_envs, positions=positions, engine=engine, **options)
         self.seat_option = seat_option(seat, venv.num_players, SEATS)
-        self.opponents = [actor_for(agent) for agent in make_opponents(opponent, venv.env_id, options, venv.num_players)]
+        agents = make_opponents(opponent, venv.env_id, options, venv.num_players)
+        self.opponents = [actor_for(agent) for agent in agents]
         self._seat_rng = np.random.default_rng(0)
         super().__init__(venv, self._assign)
 

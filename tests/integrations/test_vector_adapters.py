@@ -90,7 +90,8 @@ def test_make_vec_gives_the_batched_view_with_legal_sampling(env_id):
 
 
 @pytest.mark.parametrize("env_id, options", [("sky_scrapers_v0", SMALL), ("golden_rush_v0", {"mode": "teams"}),
-                                             ("scala_v0", {"max_turns": 12})], ids=["sky_scrapers", "golden_rush", "scala_cut"])
+                                             ("scala_v0", {"max_turns": 12})],
+                         ids=["sky_scrapers", "golden_rush", "scala_cut"])
 def test_the_vector_view_plays_the_games_of_the_single_agent_view(env_id, options):
     """Slot i's game is the single-agent env's game of the same seed and seat; a game that ends
     is reported (reward, terminated/truncated, the learner's final observation) and replaced

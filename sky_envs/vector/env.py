@@ -16,6 +16,9 @@ from sky_envs.core.state import Game, GameState, IllegalActionError
 #: the most games one VectorEnv holds (memory grows with it: see the vector guide)
 MAX_NUM_ENVS = 1 << 24
 ENGINES = ("auto", "python")
+#: rows of a mask :func:`random_actions` draws for at once (the draws are the same in chunks:
+#: ``rng.random`` gives the same numbers in pieces as in one call)
+RANDOM_ACTION_CHUNK = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -254,10 +257,18 @@ def random_actions(action_mask: np.ndarray, rng: np.random.Generator) -> np.ndar
     if mask.dtype != bool or mask.ndim != 2:
         raise ValueError(f"action_mask must be a 2-d bool array, got dtype {mask.dtype} and {mask.ndim} dimensions")
     rows, width = mask.shape
+    if rows > RANDOM_ACTION_CHUNK:   # bounded memory: the legal index holds 8 bytes a legal action
+        return np.concatenate([_random_actions(mask[start:start + RANDOM_ACTION_CHUNK], rng, start)
+                               for start in range(0, rows, RANDOM_ACTION_CHUNK)])
+    return _random_actions(mask, rng, 0)
+
+
+def _random_actions(mask: np.ndarray, rng: np.random.Generator, first_row: int) -> np.ndarray:
+    rows, width = mask.shape
     legal = np.flatnonzero(mask)                       # one pass over the masks, ascending
     counts = np.bincount(legal // width, minlength=rows)  # the legal actions per row, from that pass
     if not counts.all():
-        raise ValueError(f"row {int(np.argmin(counts))} of action_mask has no legal action")
+        raise ValueError(f"row {first_row + int(np.argmin(counts))} of action_mask has no legal action")
     starts = np.cumsum(counts) - counts
     picks = legal[starts + (rng.random(rows) * counts).astype(np.int64)]
     return picks - np.arange(rows, dtype=np.int64) * width

@@ -79,7 +79,8 @@ class HighriseHeistBatch(BatchedGames):
         outputs = (_flat(self.observation).view(np.int64), self.action_mask, self.current_player, self.rewards,
                    self.terminated, self.truncated, _flat(final).view(np.int64), self.final_player)
         #: the kernel's arguments after its first six (see ``batched_kernel.advance``)
-        self._arrays = (*outputs, *self._state, *codes, *seen, *tables.arrays, tail, tail.view(np.int64), config)
+        self._arrays = (*outputs, *self._state, *codes, *seen, *tables.arrays, tail, tail.view(np.int64), config,
+                        self.final_observer)
         self._everywhere = np.ones(N, dtype=bool)
         self._no_actions = np.zeros(N, dtype=np.int64)
 

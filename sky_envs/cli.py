@@ -8,6 +8,7 @@
     sky-envs replay games --web                                  # an evaluation's saved games, in the browser
     sky-envs demo --env scala_v0                                 # python -m sky_envs.demo
     sky-envs bench scala_v0                                      # python benchmarks/throughput.py
+    sky-envs bench-vector --num-envs 1024 scala_v0               # python benchmarks/vector_throughput.py
 
 ``sky-envs SUBCOMMAND --help`` shows each one's options.
 """
@@ -26,6 +27,8 @@ COMMANDS = {
     "replay": ("sky_envs.replay", "watch recorded games in the terminal or the browser, or write a GIF"),
     "demo": ("sky_envs.demo", "a short random game rendered as text"),
     "bench": ("benchmarks.throughput", "engine speed, side by side with PettingZoo's connect_four_v3"),
+    "bench-vector": ("benchmarks.vector_throughput", "batched games (sky_envs.vector): decisions/s beside "
+                     "connect four in PettingZoo, OpenSpiel and pgx"),
 }
 
 

@@ -75,7 +75,7 @@ class HighriseHeistBatch(KernelBatchedGames):
         config[kernel.PLACE_ROW] = game.tables.place_stride * 4
         outputs = self._kernel_outputs(flat=lambda array: _flat(array).view(np.int64))
         self._use_kernel(kernel.advance, (*outputs, *self._state, *codes, *seen, *tables.arrays, tail,
-                                          tail.view(np.int64), config))
+                                          tail.view(np.int64), config, self.final_observer))
 
     def set_state(self, slot: int, state) -> None:
         if state.game.env_id != self.game.env_id:

@@ -477,9 +477,9 @@ def advance(mode, first, last, actions, seeds, active, *arrays):
 
     ``arrays``: the 8 outputs of ``BatchedGames`` (the observations as int64 pairs of
     channels, flat per slot), the 9 state arrays, the 4 code arrays, the 2 seen arrays,
-    the 11 tables (``batched_tables``), a scratch array (float32 and int64 views) and the
-    configuration, as ``batched.py`` lists them: separate arguments, since tuples of arrays
-    cost milliseconds to dispatch."""
+    the 11 tables (``batched_tables``), a scratch array (float32 and int64 views), the
+    configuration and ``final_observer`` (``BatchedGames``'), as ``batched.py`` lists them:
+    separate arguments, since tuples of arrays cost milliseconds to dispatch."""
     observation64, action_mask, current_player, rewards, terminated, truncated, final64, final_player = arrays[0:8]
     cells, heights, groups, turn, phase, closed, queue, queue_len, slot_seeds = arrays[8:17]
     keys, sources, targets, place_ids = arrays[17:21]
@@ -488,6 +488,7 @@ def advance(mode, first, last, actions, seeds, active, *arrays):
     levels, row_offsets, heads, tails, queue_rank = arrays[29:34]
     tail32, tail64 = arrays[34:36]
     config = arrays[36]
+    final_observer = arrays[37]
     for i in range(first, last):
         if mode != REFRESH:
             if terminated[i] or truncated[i]:  # only ended slots hold rewards and a final player
@@ -513,7 +514,8 @@ def advance(mode, first, last, actions, seeds, active, *arrays):
                     truncated[i] = True
                 final_player[i] = mover
                 if config[KEEP_FINAL]:
-                    _write_observation(final64, i, mover, -1, False, cells, heights, turn, phase, closed, queue,
+                    seen_by = mover if final_observer[i] < 0 else final_observer[i]
+                    _write_observation(final64, i, seen_by, -1, False, cells, heights, turn, phase, closed, queue,
                                        queue_len, keys, seen_seat, seen_keys, levels, row_offsets, heads, tails,
                                        queue_rank, tail32, tail64, config)
                 new_game = True

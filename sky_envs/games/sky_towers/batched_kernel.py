@@ -660,12 +660,14 @@ def advance(mode, first, last, actions, seeds, active, *arrays):
     to move and observation of the positions put there (``set_state``).
 
     ``arrays``: the 8 outputs of ``BatchedGames`` (observations flat per slot), the 14
-    state arrays and the 7 tables, in the order ``batched.py`` lists them: separate
-    arguments, since tuples of arrays cost milliseconds to dispatch."""
+    state arrays, the 7 tables and ``final_observer`` (``BatchedGames``': the seat whose view
+    an ended game's final observation is, -1 the mover's), in the order ``batched.py`` lists
+    them: separate arguments, since tuples of arrays cost milliseconds to dispatch."""
     observation, action_mask, current_player, rewards, terminated, truncated, final, final_player = arrays[0:8]
     hands, seats, known, lacks, order, towers, deck, deck_known, pools, holder = arrays[8:18]
     pile_log, pile_towers, scalars, bitgen = arrays[18:22]
     decode, deck_cards, card_sails, card_flags, bonus_sails, shuffled, config = arrays[22:29]
+    final_observer = arrays[29]
     P = config[PLAYERS]
     for i in range(first, last):
         if mode != REFRESH:
@@ -691,7 +693,8 @@ def advance(mode, first, last, actions, seeds, active, *arrays):
                     truncated[i] = True
                 final_player[i] = mover
                 if config[KEEP_FINAL]:
-                    _observe(final[i], i, mover, hands, seats, order, towers, deck, pools, holder, scalars, config)
+                    seen_by = mover if final_observer[i] < 0 else final_observer[i]
+                    _observe(final[i], i, seen_by, hands, seats, order, towers, deck, pools, holder, scalars, config)
                 new_game = True
             elif scalars[i, PHASE] != MAIN:
                 _write_mask(row_mask, i, hands, seats, order, towers, pools, scalars, config)

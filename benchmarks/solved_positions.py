@@ -44,7 +44,7 @@ from sky_envs.agents import make_agent
 from sky_envs.agents.solver import Solver
 from sky_envs.core.registry import canonical_id, make_game
 from sky_envs.core.state import GameState
-from sky_envs.replay import start_state
+from sky_envs.core.replay_file import start_state
 
 SETS = Path(__file__).resolve().parent / "solved"
 FORMAT = "sky_envs solved positions 1"

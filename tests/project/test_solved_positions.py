@@ -125,3 +125,19 @@ def test_malformed_sets_are_refused_with_the_line(tmp_path):
     entry = {"game": 0, "ply": 0, "seat": 1 - state.current_player, "position": state.to_text(), "moves": {}}
     with pytest.raises(ValueError, match="player_"):
         load_position(game, entry)
+
+
+def test_solver_reach_walks_back_from_the_end_until_it_misses(capsys):
+    from benchmarks.solver_reach import main, reach
+
+    rows = reach("skybridge_v0", games=1, seconds=5, misses=1, max_plies_left=3, log=lambda text: None)
+    assert [row["plies_left"] for row in rows] == list(range(1, len(rows) + 1))
+    assert rows[0]["solved"] and rows[0]["value"] in (-1.0, 0.0, 1.0)   # the last decision: one move to the end
+    assert all(row["solved"] for row in rows[:-1])                      # it stops at the first miss
+    values = reach("skybridge_v0", games=1, seconds=5, misses=1, max_plies_left=3, value_only=True, log=lambda text: None)
+    for by_value, by_moves in zip(values, rows):   # the same game (seeded): the same values
+        if by_value["solved"] and by_moves["solved"]:
+            assert by_value["value"] == by_moves["value"]
+    with pytest.raises(SystemExit):
+        main(["--env", "sky_towers_v0"])
+    assert "no recipe" in capsys.readouterr().err

@@ -22,8 +22,9 @@ spec (with a pairs policy head, the game's ``action_cells`` too; with a moves he
 ``stack_moves``), and how the policy was
 trained (``training``: algorithm, steps, seed, command, wall-clock seconds); evaluation
 results may sit in ``rating``, and ``search`` may hold the settings this network plays best
-with under search (``rollout_weight``, ``rollout_policy``, ``c_puct``, ``leaves_per_call``, ``solver``:
-the defaults of ``make_agent("policy.pt@N")``, measured when it shipped), and
+with under search (``rollout_weight``, ``rollout_policy``, ``c_puct``, ``leaves_per_call``, ``solver``,
+and for the Gumbel root ``root``, ``gumbel_k``, ``gumbel_scale``, ``c_scale``: the defaults of
+``make_agent("policy.pt@N")``, measured when it shipped; ``search.SEARCH_SETTINGS``), and
 ``average_symmetries: true`` that the network plays averaged over the board's symmetries
 (:func:`checkpoint_symmetries`), raw and under search.
 

@@ -115,7 +115,10 @@ class PolicyAgent(Agent):
 class SearchAgent(Agent):
     """Search with a trained policy: after ``simulations`` simulations, the most visited
     action with the PUCT root, or the Gumbel root's choice with ``root="gumbel"``
-    (:mod:`~sky_envs.agents.search`; ``gumbel_k``, ``gumbel_scale`` and ``c_scale`` are its settings).
+    (:mod:`~sky_envs.agents.search`; ``gumbel_k``, ``gumbel_scale`` and ``c_scale`` are its
+    settings). An agent plays to win, so by default its Gumbel root draws no noise
+    (``gumbel_scale`` 0: it considers the ``gumbel_k`` likeliest moves, as mctx advises for
+    evaluation); self-play training draws it (:class:`~sky_envs.agents.search.PUCTSearch`'s default).
 
     ``leaves_per_call`` leaves are evaluated per network call (virtual loss): one call of
     a small network costs about as much for 8 positions as for 1.
@@ -127,7 +130,7 @@ class SearchAgent(Agent):
     def __init__(self, policy, metadata: dict | None = None, simulations: int = 200, c_puct: float = 1.5,
                  leaves_per_call: int = 8, rollout_weight: float = 0.0, rollout_policy: str = "random",
                  solver: bool = False, seed: int | None = None, symmetries=None, root: str = "puct",
-                 gumbel_k: int = 16, gumbel_scale: float = 1.0, c_scale: float = 1.0):
+                 gumbel_k: int = 16, gumbel_scale: float = 0.0, c_scale: float = 1.0):
         super().__init__(seed)
         self.metadata = metadata or {}
         self.search = PUCTSearch(NetworkEvaluator(policy, symmetries), simulations, c_puct, rng=self.rng,

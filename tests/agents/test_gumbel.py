@@ -238,6 +238,9 @@ def test_the_gumbel_spec(tmp_path):
     assert split_spec("x.pt@32+fast") == ("x.pt@32+fast", "")
     recorded = make_agent(f"{path}@12", env_id="sky_scrapers_v0", env_options=OPTIONS, seed=0)
     assert recorded.name == "p@12" and recorded.search.root == "gumbel" and recorded.search.gumbel_k == 4
+    assert recorded.search.gumbel_scale == 0.0  # an agent plays to win: no Gumbel noise unless recorded
+    noisy = make_agent(f"{path}@12", env_id="sky_scrapers_v0", env_options=OPTIONS, seed=0, gumbel_scale=1.0)
+    assert noisy.search.gumbel_scale == 1.0 and PUCTSearch(uniform_evaluator(), 4).gumbel_scale == 1.0
     puct = make_agent(f"{path}@12+puct", env_id="sky_scrapers_v0", env_options=OPTIONS, seed=0)
     assert puct.name == "p@12+puct" and puct.search.root == "puct"
     with pytest.raises(ValueError, match="a search root .* is for a checkpoint's search"):

@@ -16,7 +16,7 @@ import numpy as np
 from sky_envs.agents.base import Agent
 from sky_envs.agents.checkpoint import Checkpoint, open_checkpoint
 from sky_envs.agents.network import forward
-from sky_envs.agents.search import PUCTSearch
+from sky_envs.agents.search import PUCTSearch, recorded_settings
 from sky_envs.core.state import GameState
 
 
@@ -143,10 +143,11 @@ class SearchAgent(Agent):
                         **settings) -> SearchAgent:
         """Search with ``simulations`` guided by a loaded checkpoint's network, named
         ``<file>@<simulations>`` (``<file>@<simulations>+<root>`` where ``settings`` name the
-        root): the checkpoint's recorded ``search`` settings (e.g. ``rollout_weight``) are
-        the defaults of ``settings``."""
+        root): the checkpoint's recorded ``search`` settings (e.g. ``rollout_weight``; with
+        the Gumbel root those it records for it, :func:`~sky_envs.agents.search.recorded_settings`)
+        are the defaults of ``settings``."""
         suffix = f"+{settings['root']}" if "root" in settings else ""
-        settings = {**checkpoint.metadata.get("search", {}), **settings}
+        settings = {**recorded_settings(checkpoint.metadata.get("search", {}), settings.get("root")), **settings}
         agent = cls(checkpoint.policy, checkpoint.metadata, simulations=simulations, seed=seed,
                     symmetries=checkpoint.symmetries, **settings)
         agent.name = f"{checkpoint.path.stem}@{simulations}{suffix}"

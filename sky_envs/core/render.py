@@ -26,7 +26,8 @@ class Cell:
     label: str = ""
 
 
-def _font(size: int) -> ImageFont.ImageFont:
+def default_font(size: int) -> ImageFont.ImageFont:
+    """Pillow's default font at ``size`` pixels (unsized before Pillow 10.1)."""
     try:
         return ImageFont.load_default(size=size)
     except TypeError:  # Pillow < 10.1 has no sized default font
@@ -41,7 +42,7 @@ def grid_image(
     cells: list[list[Cell | None]],
     cell_size: int = 48,
     hex_layout: bool = False,
-    col_labels: str | None = None,
+    col_labels: str | list[str] | None = None,
     row_labels: list[str] | None = None,
     caption: str = "",
 ) -> np.ndarray:
@@ -58,8 +59,8 @@ def grid_image(
     height = 2 * margin + rows * cell_size + (cell_size // 2 if caption else 0)
     image = Image.new("RGB", (width, height), BACKGROUND)
     draw = ImageDraw.Draw(image)
-    font = _font(max(10, cell_size // 3))
-    small = _font(max(9, cell_size // 4))
+    font = default_font(max(10, cell_size // 3))
+    small = default_font(max(9, cell_size // 4))
     for r, row in enumerate(cells):
         for c, cell in enumerate(row):
             if cell is None:
@@ -87,7 +88,7 @@ def grid_image(
 
 def text_image(text: str, size: int = 14) -> np.ndarray:
     """``text`` drawn in a monospace-like default font (a fallback for any game)."""
-    font = _font(size)
+    font = default_font(size)
     lines = text.splitlines() or [""]
     line_height = size + 4
     width = 16 + max(int(font.getlength(line)) for line in lines)

@@ -1,11 +1,14 @@
 """The two configurations: Highrise Heist (2 seats) and Golden Rush (4 seats).
 
 Both share the action layout, the position text, the renderers and the rules core in
-:mod:`~sky_envs.games.highrise_heist.state`; each picks its state class and options.
+:mod:`~sky_envs.games.highrise_heist.state`; each picks its state class and options, and
+this module wires position texts and pictures into states.
 Documentation: ``sky_envs/highrise_heist_v0.py`` and ``sky_envs/golden_rush_v0.py``.
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 import numpy as np
 
@@ -16,10 +19,12 @@ from sky_envs.games.highrise_heist.heist import NUM_STANDS as HEIST_STANDS
 from sky_envs.games.highrise_heist.heuristic import StandsHeuristic
 from sky_envs.games.highrise_heist.layout import ActionLayout
 from sky_envs.games.highrise_heist.observation import HEIST_CHANNELS, RUSH_CHANNELS
+from sky_envs.games.highrise_heist.render import render_rgb
+from sky_envs.games.highrise_heist.rules import HEIGHT, PLACE, TRANSFER
 from sky_envs.games.highrise_heist.rush import NUM_STANDS as RUSH_STANDS
 from sky_envs.games.highrise_heist.rush import RushState
-from sky_envs.games.highrise_heist.state import HEIGHT, PLACE, TRANSFER
 from sky_envs.games.highrise_heist.tables import heist_tables, rush_tables
+from sky_envs.games.highrise_heist.text import read_position
 
 MODES = ("ffa", "teams")
 REWARDS = ("win", "score")
@@ -33,14 +38,7 @@ class _StandsGame(Game):
     layout: ActionLayout
     heuristic = StandsHeuristic()
 
-    def state_from_text(self, text: str, rng: np.random.Generator | None = None):
-        from sky_envs.games.highrise_heist.text import state_from_text
-
-        return state_from_text(self, text, rng)
-
     def render_rgb(self, state) -> np.ndarray:
-        from sky_envs.games.highrise_heist.render import render_rgb
-
         return render_rgb(state)
 
     def _empty(self) -> list[list[int]]:
@@ -49,6 +47,12 @@ class _StandsGame(Game):
     def _tables(self):
         """The shared lookup tables of this configuration (``tables.py``)."""
         raise NotImplementedError
+
+    def batched_games(self, num_envs: int, keep_final_observation: bool = True):
+        """The compiled engine of both modes over arrays of games (``batched.py``)."""
+        from sky_envs.games.highrise_heist.batched import HighriseHeistBatch
+
+        return HighriseHeistBatch(self, num_envs, keep_final_observation)
 
     # the tables are shared and large: copies and pickles leave them out and look them up again
     def __getstate__(self) -> dict:
@@ -87,6 +91,9 @@ class HighriseHeistGame(_StandsGame):
     def new_initial_state(self, rng: np.random.Generator) -> HeistState:
         return HeistState(self, self._empty(), 0, PLACE, False, rng)
 
+    def state_from_text(self, text: str, rng: np.random.Generator | None = None) -> HeistState:
+        return read_position(self, text, partial(HeistState, self, rng=rng))
+
 
 class GoldenRushGame(_StandsGame):
     """Golden Rush for 4 seats; options ``mode`` ("ffa" | "teams"), ``reward`` ("win" |
@@ -114,3 +121,6 @@ class GoldenRushGame(_StandsGame):
 
     def new_initial_state(self, rng: np.random.Generator) -> RushState:
         return RushState(self, self._empty(), 0, TRANSFER, False, [], rng)
+
+    def state_from_text(self, text: str, rng: np.random.Generator | None = None) -> RushState:
+        return read_position(self, text, partial(RushState, self, rng=rng))

@@ -15,10 +15,10 @@ import numpy as np
 
 from sky_envs.core.state import win_loss_returns
 from sky_envs.games.highrise_heist.observation import heist_observation
-from sky_envs.games.highrise_heist.state import HEIGHT, PLACE, TRANSFER, StackState, cells_array
+from sky_envs.games.highrise_heist.rules import GOLDEN, HEIGHT, PLACE, TRANSFER, cells_array
+from sky_envs.games.highrise_heist.state import StackState
 
 NUM_STANDS = 10
-GOLDEN = 0
 COLOUR_LETTERS = "br"
 
 
@@ -28,7 +28,7 @@ class HeistState(StackState):
     __slots__ = ("cap",)
 
     # ------------------------------------------------------------ hooks
-    def _placement_limits(self) -> list[int]:
+    def placement_limits(self) -> list[int]:
         return [self._placement_cap()] * NUM_STANDS
 
     def _placement_cap(self) -> int:
@@ -46,13 +46,13 @@ class HeistState(StackState):
         """See ``tables.heist_tables``: 1 block on turn 0, else 3; cap 10 or 11 for all stands."""
         return (self.turn != 0) * 2 + (self.cap == HEIGHT)
 
-    def _max_blocks(self) -> int:
+    def max_blocks(self) -> int:
         return 1 if self.turn == 0 else 3
 
-    def _one_closure_only(self) -> bool:
+    def one_closure_only(self) -> bool:
         return True
 
-    def _swap_legal(self) -> bool:
+    def swap_legal(self) -> bool:
         return self.turn == 1 and self.phase == TRANSFER
 
     def _swap(self) -> None:
@@ -91,25 +91,25 @@ class HeistState(StackState):
         return 0 if self._can_still_win(0, counts, open_count) else 1
 
     # ------------------------------------------------------------ explanations
-    def _stand_name(self, stand: int) -> str:
+    def stand_name(self, stand: int) -> str:
         return f"{stand} (golden)" if stand == GOLDEN else str(stand)
 
-    def _transfer_height_problem(self, colour: int, size: int, target: int) -> str | None:
+    def transfer_height_problem(self, colour: int, size: int, target: int) -> str | None:
         height = len(self.stands[target]) + size
         if height >= HEIGHT and colour != self.to_move:
-            return (f"the group of {size} colour-{colour} blocks would close stand {self._stand_name(target)} "
+            return (f"the group of {size} colour-{colour} blocks would close stand {self.stand_name(target)} "
                     f"({height} >= 11 blocks); only a group of the mover's own colour "
                     f"({self.to_move}) may close a stand")
         return None
 
-    def _placement_height_problem(self, stand: int, height: int, limit: int) -> str:
+    def placement_height_problem(self, stand: int, height: int, limit: int) -> str:
         if height > HEIGHT:
-            return f"stand {self._stand_name(stand)} would hold {height} blocks; a stand holds at most 11"
+            return f"stand {self.stand_name(stand)} would hold {height} blocks; a stand holds at most 11"
         if self.closed_this_turn:
             return ("a stand was already closed this turn (by the transfer): the placement may not "
-                    f"close stand {self._stand_name(stand)} too (at most one closure per turn)")
+                    f"close stand {self.stand_name(stand)} too (at most one closure per turn)")
         open_count = sum(1 for column in self.stands if len(column) < HEIGHT)
-        return (f"stand {self._stand_name(stand)} would reach 11 blocks, but a placement may close a stand "
+        return (f"stand {self.stand_name(stand)} would reach 11 blocks, but a placement may close a stand "
                 f"only when at most 2 stands are open ({open_count} are): fill it to 10 at most")
 
     # ------------------------------------------------------------ results

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from sky_envs.core.state import Heuristic
-from sky_envs.games.highrise_heist.state import HEIGHT, PLACE
+from sky_envs.games.highrise_heist.rules import HEIGHT, PLACE
 
 _STACK_TABLES: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
 

@@ -7,6 +7,8 @@ stand / the centre), each a single digit:
 * ``+5``, ``+55``, ``+555``: place 1, 2 or 3 blocks on stand 5; ``+37``, ``+377``, ``+337``:
   place on two stands, one digit per block (``+73`` reads as ``+37``; the ``+`` may be left out);
 * ``swap``: swap colours (pie rule, Highrise Heist only).
+
+Described in words, stands carry what is special about them (``0 (golden)``).
 """
 
 from __future__ import annotations
@@ -66,3 +68,8 @@ def string_to_action(state, text: str) -> int:
     else:
         raise notation_error(text, expected)
     return state.check_legal(action, text)
+
+
+def describe_action(state, action: int) -> str:
+    """``action`` in words, each stand named by the mode (``stand_name``)."""
+    return state.game.layout.describe(action, state.stand_name)

@@ -23,7 +23,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from sky_envs.games.highrise_heist.state import HEIGHT, PLACE
+from sky_envs.games.highrise_heist.rules import HEIGHT, PLACE
 
 HEIST_CHANNELS = 14
 RUSH_CHANNELS = 26

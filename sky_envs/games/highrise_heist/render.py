@@ -1,11 +1,12 @@
-"""Pictures of both modes: an ansi text board and an RGB image, stands drawn as columns."""
+"""Pictures of both modes: the text board (``render_text``) and the rgb picture
+(``render_rgb``), stands drawn as columns."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from sky_envs.core.render import BACKGROUND, EMPTY_CELL, PALETTE, Cell, grid_image, text_image
-from sky_envs.games.highrise_heist.state import HEIGHT, PLACE
+from sky_envs.games.highrise_heist.rules import HEIGHT, PLACE
 
 GOLD = (212, 175, 55)
 BASE = (170, 170, 170)
@@ -31,8 +32,8 @@ def status_line(state) -> str:
     else:
         seat = state.current_player
         phase = "place" if state.phase == PLACE else "transfer"
-        extra = " or swap" if state._swap_legal() else ""
-        extra += " (1 block)" if state.phase == PLACE and state._max_blocks() == 1 else ""
+        extra = " or swap" if state.swap_legal() else ""
+        extra += " (1 block)" if state.phase == PLACE and state.max_blocks() == 1 else ""
         head = f"player_{seat} ({letters[seat]}) to {phase}{extra}"
     info = state.info()
     scores = " ".join(f"{letters[s]}:{v}" for s, v in enumerate(info["scores"]))
@@ -43,7 +44,7 @@ def status_line(state) -> str:
     return f"{head} | {tail}"
 
 
-def render_ansi(state) -> str:
+def render_text(state) -> str:
     letters = state.game.letters
     # the header numbers the stands as the move notation does ("3>7", "+55"); Golden Rush's
     # arm names (seat, near/far) get a line of their own below

@@ -16,11 +16,11 @@ import numpy as np
 
 from sky_envs.core.state import win_loss_returns
 from sky_envs.games.highrise_heist.observation import rush_observation
-from sky_envs.games.highrise_heist.state import HEIGHT, PLACE, StackState
+from sky_envs.games.highrise_heist.rules import CENTRE, HEIGHT, PLACE
+from sky_envs.games.highrise_heist.state import StackState
 
 NUM_STANDS = 9
 NUM_SEATS = 4
-CENTRE = 0
 NEAR_POINTS, FAR_POINTS, CENTRE_POINTS, TEAM_BONUS = 5, 8, 15, 5
 TEAMS = ((0, 2), (1, 3))
 SCORE_SCALE = 100.0  # reward="score": (score - mean score) / SCORE_SCALE
@@ -63,7 +63,7 @@ class RushState(StackState):
             caps.append(HEIGHT if len(stands[2 * seat + 1]) == HEIGHT else HEIGHT - 1)
         return caps
 
-    def _placement_limits(self) -> list[int]:
+    def placement_limits(self) -> list[int]:
         return self.capacities()
 
     def _capacity_bit(self, stand: int) -> int:
@@ -97,7 +97,7 @@ class RushState(StackState):
         return seat in self.queue
 
     # ------------------------------------------------------------ explanations
-    def _stand_name(self, stand: int) -> str:
+    def stand_name(self, stand: int) -> str:
         if stand == CENTRE:
             return "0 (centre)"
         kind = "near" if stand % 2 else "far"
@@ -110,16 +110,16 @@ class RushState(StackState):
             return "a far stand holds 10 while its seat's near stand is open"
         return "a stand holds at most 11"
 
-    def _transfer_height_problem(self, colour: int, size: int, target: int) -> str | None:
+    def transfer_height_problem(self, colour: int, size: int, target: int) -> str | None:
         cap = self.capacities()[target]
         height = len(self.stands[target]) + size
         if height > cap:
-            return (f"the group of {size} would bring stand {self._stand_name(target)} to {height} blocks "
+            return (f"the group of {size} would bring stand {self.stand_name(target)} to {height} blocks "
                     f"but it holds {cap} now: {self._capacity_why(target)}")
         return None
 
-    def _placement_height_problem(self, stand: int, height: int, limit: int) -> str:
-        return (f"stand {self._stand_name(stand)} would hold {height} blocks but it holds {limit} now: "
+    def placement_height_problem(self, stand: int, height: int, limit: int) -> str:
+        return (f"stand {self.stand_name(stand)} would hold {height} blocks but it holds {limit} now: "
                 f"{self._capacity_why(stand)}")
 
     # ------------------------------------------------------------ scoring

@@ -16,8 +16,13 @@ Speed: legal masks and observations are read from lookup tables
 (:mod:`~sky_envs.games.highrise_heist.tables`, where the transfer height rules of both
 modes live) through small per-stand codes that ``_recode`` refreshes whenever a stand
 changes; whether the game is decided is recomputed only when a stand closes. The
-``rule_violation`` explanations state the rules again, independently and slowly, and the
-tests hold the two against each other and against a naive reference.
+explanations (:mod:`~sky_envs.games.highrise_heist.explain`) state the rules again,
+independently and slowly, and the tests hold the two against each other and against a
+naive reference.
+
+The shared rule facts live in ``rules``; the position text, notation, explanations,
+observations and pictures in the modules beside this one (``text``, ``notation``,
+``explain``, ``observation``, ``render``), which the state's methods hand over to.
 """
 
 from __future__ import annotations
@@ -26,38 +31,18 @@ import numpy as np
 
 from sky_envs.core.buffers import KeepsViews, flat_view
 from sky_envs.core.state import GameState
-
-TRANSFER, PLACE = 0, 1
-PHASES = ("transfer", "place")
-HEIGHT = 11  # blocks in a closed stand (a finished highrise)
-#: Placement masks depend on each stand only through its height and capacity bit, and
-#: heights up to PLACE_LOW all allow any placement (3 blocks) and no closure (the rules
-#: cap a placement at 10 or 11 blocks): a stand's *placement class* is
-#: (max(height, PLACE_LOW) - PLACE_LOW) * 2 + capacity bit, one of PLACE_CLASSES.
-PLACE_LOW = HEIGHT - 4
-PLACE_CLASSES = (HEIGHT - PLACE_LOW + 1) * 2
-PLACEMENT_MASKS_KEPT = 20_000  # per configuration, about 500 bytes each
-
-
-_PADS = [[-1] * n for n in range(HEIGHT + 1)]
-
-
-def cells_array(stands: list[list[int]]) -> np.ndarray:
-    """``(stands, 11)`` array of block colours by level, -1 above the top."""
-    return np.array([column + _PADS[HEIGHT - len(column)] for column in stands], dtype=np.intp)
-
-
-def top_group(column: list[int]) -> tuple[int, int]:
-    """(colour, size) of the maximal same-coloured run at the top; (-1, 0) when empty."""
-    if not column:
-        return -1, 0
-    colour = column[-1]
-    size = 1
-    i = len(column) - 2
-    while i >= 0 and column[i] == colour:
-        size += 1
-        i -= 1
-    return colour, size
+from sky_envs.games.highrise_heist import explain, notation, render
+from sky_envs.games.highrise_heist.rules import (
+    HEIGHT,
+    PLACE,
+    PLACE_CLASSES,
+    PLACE_LOW,
+    PLACEMENT_MASKS_KEPT,
+    TRANSFER,
+    cells_array,
+    top_group,
+)
+from sky_envs.games.highrise_heist.text import state_to_text
 
 
 class StackState(KeepsViews, GameState):
@@ -133,15 +118,15 @@ class StackState(KeepsViews, GameState):
             self.place_classes[s] = cls
 
     # ------------------------------------------------------------ mode hooks
-    def _placement_limits(self) -> list[int]:
+    def placement_limits(self) -> list[int]:
         """Per stand: the highest it may be built by this placement (<= its height: none)."""
         raise NotImplementedError
 
-    def _max_blocks(self) -> int:
+    def max_blocks(self) -> int:
         """Blocks this placement may put down in total (3; 1 on the 2-seat opening turn)."""
         return 3
 
-    def _one_closure_only(self) -> bool:
+    def one_closure_only(self) -> bool:
         """True when a placement may not close two stands (the 2-seat game)."""
         return False
 
@@ -154,7 +139,7 @@ class StackState(KeepsViews, GameState):
         """Index of the placement table that applies now (``game.tables.placement``)."""
         return 0
 
-    def _swap_legal(self) -> bool:
+    def swap_legal(self) -> bool:
         return False
 
     def _swap(self) -> None:
@@ -296,7 +281,7 @@ class StackState(KeepsViews, GameState):
         tables = self.game.tables
         rows = self.source_rows
         if tables.swap_slot >= 0:
-            rows[tables.swap_slot] = tables.swap_row if self._swap_legal() else tables.false_row
+            rows[tables.swap_slot] = tables.swap_row if self.swap_legal() else tables.false_row
         grid = tables.transfer[self.to_move].take(rows, 0).take(self.target_cols, 1)
         return grid.ravel()[:tables.size]
 
@@ -323,81 +308,23 @@ class StackState(KeepsViews, GameState):
 
     # ------------------------------------------------------------ explanations
     def illegal_reason(self, action: int) -> str:
-        layout = self.game.layout
-        action = int(action)
-        if self.current_player < 0:
-            return "the game is over"
-        if not 0 <= action < layout.size:
-            return f"it is out of range: expected 0 <= action < {layout.size}"
-        reason = self.rule_violation(action)
-        return reason or "it is not one of the legal actions in this position"
+        return explain.illegal_reason(self, int(action))
 
     def rule_violation(self, action: int) -> str | None:
-        """Why ``action`` breaks a rule in this position, or None if it is legal.
+        """Why ``action`` breaks a rule in this position, or None if it is legal (see
+        :func:`~sky_envs.games.highrise_heist.explain.rule_violation`)."""
+        return explain.rule_violation(self, action)
 
-        An independent, slower statement of the rules: the tests check that it agrees with
-        the legal mask on every action of many positions.
-        """
-        layout = self.game.layout
-        if self.current_player < 0:
-            return "the game is over"
-        if action == layout.swap:
-            if self._swap_legal():
-                return None
-            return ("the swap is only available to player_1 on its first turn (turn 1), "
-                    "instead of its transfer")
-        if self.phase == TRANSFER:
-            if action >= layout.single:
-                return ("it is the transfer phase: first choose a transfer or "
-                        f"{layout.no_transfer} (no transfer); blocks are placed afterwards")
-            if action == layout.no_transfer:
-                return None
-            return self._transfer_problem(*divmod(action, layout.num_stands))
-        if action <= layout.no_transfer:
-            return "it is the placement phase: this turn's transfer phase is over"
-        return self._placement_problem(layout.placements[action - layout.single])
-
-    def _stand_name(self, stand: int) -> str:
+    def stand_name(self, stand: int) -> str:
+        """Stand ``stand`` in words (the modes add what is special about it)."""
         return str(stand)
 
-    def _transfer_problem(self, source: int, target: int) -> str | None:
-        stands = self.stands
-        name = self._stand_name
-        if source == target:
-            return "a transfer needs two different stands"
-        if self.is_closed(source):
-            return f"stand {name(source)} is closed (11 blocks): nothing may be taken from it"
-        if not stands[source]:
-            return f"stand {name(source)} is empty: there is no group to transfer"
-        if self.is_closed(target):
-            return f"stand {name(target)} is closed (11 blocks): nothing may be put on it"
-        colour, size = top_group(stands[source])
-        if stands[target] and stands[target][-1] != colour:
-            return (f"the group is colour {colour} but stand {name(target)}'s top block is colour "
-                    f"{stands[target][-1]}: a group may only go onto an empty stand or onto its own colour")
-        return self._transfer_height_problem(colour, size, target)
-
-    def _transfer_height_problem(self, colour: int, size: int, target: int) -> str | None:
+    def transfer_height_problem(self, colour: int, size: int, target: int) -> str | None:
+        """Why the mode's height rule forbids a group of ``size`` onto ``target``, or None."""
         raise NotImplementedError
 
-    def _placement_problem(self, parts: tuple[tuple[int, int], ...]) -> str | None:
-        name = self._stand_name
-        total = sum(count for _, count in parts)
-        if total > self._max_blocks():
-            return f"this placement puts down {total} blocks but at most {self._max_blocks()} are allowed now"
-        limits = self._placement_limits()
-        for stand, count in parts:
-            if self.is_closed(stand):
-                return f"stand {name(stand)} is closed (11 blocks): nothing may be placed on it"
-            height = len(self.stands[stand]) + count
-            if height > limits[stand]:
-                return self._placement_height_problem(stand, height, limits[stand])
-        if self._one_closure_only() and len(parts) == 2 and all(
-                len(self.stands[s]) + k == HEIGHT for s, k in parts):
-            return "a placement may close at most one stand (at most one closure per turn)"
-        return None
-
-    def _placement_height_problem(self, stand: int, height: int, limit: int) -> str:
+    def placement_height_problem(self, stand: int, height: int, limit: int) -> str:
+        """Why a placement may not bring ``stand`` to ``height`` above its ``limit``."""
         raise NotImplementedError
 
     # ------------------------------------------------------------ end
@@ -408,17 +335,13 @@ class StackState(KeepsViews, GameState):
         return not self.finished and self.turn >= self.game.max_turns
 
     def action_to_string(self, action: int) -> str:
-        from sky_envs.games.highrise_heist import notation
-
         return notation.action_to_string(self.game.layout, int(action))
 
     def string_to_action(self, text: str) -> int:
-        from sky_envs.games.highrise_heist import notation
-
         return notation.string_to_action(self, text)
 
     def describe_action(self, action: int) -> str:
-        return self.game.layout.describe(int(action), self._stand_name)
+        return notation.describe_action(self, int(action))
 
     # ------------------------------------------------------------ copies, text
     def clone(self) -> StackState:
@@ -438,11 +361,7 @@ class StackState(KeepsViews, GameState):
         return twin
 
     def to_text(self) -> str:
-        from sky_envs.games.highrise_heist.text import state_to_text
-
         return state_to_text(self)
 
     def render_text(self) -> str:
-        from sky_envs.games.highrise_heist.render import render_ansi
-
-        return render_ansi(self)
+        return render.render_text(self)

@@ -37,7 +37,7 @@ import numpy as np
 
 from sky_envs.games.highrise_heist.layout import PAIR_COUNTS, ActionLayout
 from sky_envs.games.highrise_heist.observation import feature_tables, level_table
-from sky_envs.games.highrise_heist.state import HEIGHT, PLACE_CLASSES
+from sky_envs.games.highrise_heist.rules import HEIGHT, PLACE_CLASSES
 
 OPEN = HEIGHT - 1  # the heights (and top group sizes) 1..10 of an open, non-empty stand
 UNUSED = 3  # the 4th entry of every placement cell: always False (what other actions read)

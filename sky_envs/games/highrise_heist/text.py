@@ -5,15 +5,18 @@ in Highrise Heist, the colour digits ``0``-``3`` in Golden Rush) or ``-`` when i
 then ``to_move: <seat>``, ``phase: transfer|place``, ``turn: <turns played>``,
 ``closed_this_turn: 0|1`` and, in Golden Rush, ``queue: <eligible seats in order>``.
 
-Reading checks everything a real game can reach: every error names the line.
+Reading checks everything a real game can reach: every error names the line. The position
+read is built by ``new_state``, the state class the game hands over (this module does not
+import the states).
 """
 
 from __future__ import annotations
 
-import numpy as np
+from collections.abc import Callable
+from typing import Any
 
 from sky_envs.core.text import parse_int, position_error, split_position
-from sky_envs.games.highrise_heist.state import HEIGHT, PHASES, PLACE, TRANSFER
+from sky_envs.games.highrise_heist.rules import CENTRE, HEIGHT, PHASES, PLACE, TRANSFER
 
 EMPTY = "-"
 
@@ -67,7 +70,10 @@ def _field(fields, key: str, default: str | None = None) -> tuple[int | None, st
     return None, default
 
 
-def state_from_text(game, text: str, rng: np.random.Generator | None = None):
+def read_position(game, text: str, new_state: Callable[..., Any]):
+    """The position ``text`` describes, built by ``new_state(stands, turn, phase,
+    closed_this_turn)`` (Golden Rush: and ``queue``); ``ValueError`` naming the line if it
+    is not valid."""
     keys = ("to_move", "phase", "turn", "closed_this_turn") + (("queue",) if game.num_players == 4 else ())
     parsed = split_position(text, keys)
     stands = _parse_stands(game, parsed.rows)
@@ -94,13 +100,11 @@ def state_from_text(game, text: str, rng: np.random.Generator | None = None):
         raise position_error(flag_line, "closed_this_turn: 1 but no stand is closed (11 blocks)")
     row_lines = [lineno for lineno, _ in parsed.rows]
     if P == 2:
-        return _heist_state(game, stands, turn, phase, closed_this_turn, phase_line, flag_line, rng)
-    return _rush_state(game, stands, turn, phase, closed_this_turn, row_lines, fields, rng)
+        return _heist_state(game, stands, turn, phase, closed_this_turn, phase_line, flag_line, new_state)
+    return _rush_state(game, stands, turn, phase, closed_this_turn, row_lines, fields, new_state)
 
 
-def _heist_state(game, stands, turn, phase, closed_this_turn, phase_line, flag_line, rng):
-    from sky_envs.games.highrise_heist.heist import HeistState
-
+def _heist_state(game, stands, turn, phase, closed_this_turn, phase_line, flag_line, new_state):
     if turn == 0 and phase != PLACE:
         raise position_error(phase_line, "turn 0 is player_0's opening placement of one block, which has no "
                                          "transfer phase: phase must be place")
@@ -112,22 +116,21 @@ def _heist_state(game, stands, turn, phase, closed_this_turn, phase_line, flag_l
             raise position_error(flag_line, f"closed_this_turn: 1 but no closed stand is topped by the mover's "
                                             f"colour {game.letters[mover]!r}: only a transfer of the mover's "
                                             f"own colour can close a stand")
-    return HeistState(game, stands, turn, phase, closed_this_turn, rng)
+    return new_state(stands, turn, phase, closed_this_turn)
 
 
-def _rush_state(game, stands, turn, phase, closed_this_turn, row_lines, fields, rng):
-    from sky_envs.games.highrise_heist.rush import CENTRE, NUM_SEATS, RushState
-
-    for seat in range(NUM_SEATS):
+def _rush_state(game, stands, turn, phase, closed_this_turn, row_lines, fields, new_state):
+    seats = game.num_players
+    for seat in range(seats):
         near, far = 2 * seat + 1, 2 * seat + 2
         if len(stands[far]) == HEIGHT and len(stands[near]) < HEIGHT:
             raise position_error(row_lines[far], f"stand {far} (player_{seat}'s far stand) holds 11 blocks while "
                                                  f"its near stand {near} is open: a far stand holds 10 until the "
                                                  f"near one is closed")
-    eligible = {seat for seat in range(NUM_SEATS)
+    eligible = {seat for seat in range(seats)
                 if len(stands[2 * seat + 1]) == HEIGHT and len(stands[2 * seat + 2]) == HEIGHT}
     lineno, value = _field(fields, "queue")
-    queue = [parse_int(token, lineno, "a queue entry", 0, NUM_SEATS - 1) for token in value.split()]
+    queue = [parse_int(token, lineno, "a queue entry", 0, seats - 1) for token in value.split()]
     if len(set(queue)) != len(queue) or set(queue) != eligible:
         raise position_error(lineno, f"queue must list each eligible seat (both arm stands closed) once, in the "
                                      f"order they became eligible; the eligible seats are {sorted(eligible)}, "
@@ -135,4 +138,4 @@ def _rush_state(game, stands, turn, phase, closed_this_turn, row_lines, fields, 
     if len(stands[CENTRE]) == HEIGHT and not queue:
         raise position_error(row_lines[CENTRE], "the centre (stand 0) holds 11 blocks but no seat is eligible: "
                                                 "it holds 10 until a seat has closed both arm stands")
-    return RushState(game, stands, turn, phase, closed_this_turn, queue, rng)
+    return new_state(stands, turn, phase, closed_this_turn, queue)

@@ -1,26 +1,21 @@
-"""Scala options and the published start position (documented in ``sky_envs/scala_v0.py``)."""
+"""The Scala game: options, the published start position, and the wiring of position texts
+and pictures into states (documented in ``sky_envs/scala_v0.py``)."""
 
 from __future__ import annotations
+
+from functools import partial
 
 import numpy as np
 
 from sky_envs.core.options import MAX_TURNS, choice_option, integer_option, reject_unknown_options
 from sky_envs.core.state import Game
-from sky_envs.games.scala.board import (
-    CELL_GRID,
-    COLS,
-    DEFENDED_GOAL,
-    GRID_INDEX,
-    NUM_CELLS,
-    ROWS,
-    START,
-    TARGET_GOAL,
-)
+from sky_envs.games.scala.board import COLS, GRID_INDEX, NUM_CELLS, ROWS, START
 from sky_envs.games.scala.heuristic import ScalaHeuristic
+from sky_envs.games.scala.observation import NUM_CHANNELS, observation_bases
+from sky_envs.games.scala.render import render_rgb
 from sky_envs.games.scala.rules import SPLIT_RULES
 from sky_envs.games.scala.state import ScalaState
-
-NUM_CHANNELS = 5
+from sky_envs.games.scala.text import read_position
 
 
 class ScalaGame(Game):
@@ -44,31 +39,18 @@ class ScalaGame(Game):
         self.observation_shape = (ROWS, COLS, NUM_CHANNELS)
         self.observation_low, self.observation_high = 0.0, 1.0
         self.action_cells = tuple(int(i) for i in GRID_INDEX)  # action = from * 88 + to
-        self.observation_base = self._observation_base()
-
-    @staticmethod
-    def _observation_base() -> tuple[np.ndarray, np.ndarray]:
-        """Per seat, the channels that never change: 0 cells, 3 target goal, 4 defended goal."""
-        bases = []
-        for seat in (0, 1):
-            base = np.zeros((ROWS, COLS, NUM_CHANNELS), dtype=np.float32)
-            base[..., 0] = CELL_GRID
-            flat = base.reshape(-1, NUM_CHANNELS)
-            flat[GRID_INDEX[TARGET_GOAL[seat]], 3] = 1.0
-            flat[GRID_INDEX[DEFENDED_GOAL[seat]], 4] = 1.0
-            base.flags.writeable = False
-            bases.append(base)
-        return bases[0], bases[1]
+        self.observation_base = observation_bases()
 
     def new_initial_state(self, rng: np.random.Generator) -> ScalaState:
         return ScalaState(self, START[0], START[1], 0, rng)
 
-    def state_from_text(self, text: str, rng: np.random.Generator | None = None) -> ScalaState:
-        from sky_envs.games.scala.text import state_from_text
+    def batched_games(self, num_envs: int, keep_final_observation: bool = True):
+        from sky_envs.games.scala.batched import ScalaBatch   # the game's compiled engine
 
-        return state_from_text(self, text, rng)
+        return ScalaBatch(self, num_envs, keep_final_observation)
+
+    def state_from_text(self, text: str, rng: np.random.Generator | None = None) -> ScalaState:
+        return read_position(text, partial(ScalaState, self, rng=rng))
 
     def render_rgb(self, state: ScalaState) -> np.ndarray:
-        from sky_envs.games.scala.render import render_rgb
-
         return render_rgb(state)

@@ -1,4 +1,6 @@
-"""A picture of a Scala position: the diamond with its hole, stones, goals and coordinates."""
+"""Pictures of a Scala position: the text board (``render_text``: coordinates, goals drawn
+``*`` while empty) and the rgb picture (``render_rgb``: the diamond with its hole, stones,
+goals and coordinates)."""
 
 from __future__ import annotations
 
@@ -6,7 +8,8 @@ import numpy as np
 
 from sky_envs.core.render import EMPTY_CELL, PALETTE, Cell, grid_image
 from sky_envs.games.scala.board import CELL_AT, COLS, COLUMN_LETTERS, ROWS, STONE_LETTERS, TARGET_GOAL
-from sky_envs.games.scala.state import END_MAX_TURNS, ScalaState
+from sky_envs.games.scala.rules import END_GOAL, END_MAX_TURNS, END_NO_MOVE, END_SPLIT
+from sky_envs.games.scala.text import grid_chars
 
 
 def _tint(colour: tuple[int, int, int], weight: float = 0.35) -> tuple[int, int, int]:
@@ -14,7 +17,27 @@ def _tint(colour: tuple[int, int, int], weight: float = 0.35) -> tuple[int, int,
     return tuple(int(e + (c - e) * weight) for c, e in zip(colour, EMPTY_CELL))
 
 
-def render_rgb(state: ScalaState) -> np.ndarray:
+def render_text(state) -> str:
+    """The board with coordinates (goals drawn ``*`` while empty) and whose turn it is."""
+    lines = []
+    for k, row in enumerate(grid_chars(state, goal="*", hole=" ")):
+        lines.append(f"{ROWS - k:>2}  " + " ".join(row).rstrip())
+    lines.append("    " + " ".join(COLUMN_LETTERS))
+    blue, red = state.stones
+    lines.append(f"O (player_0, Blue) {blue.bit_count()} stones -> f14;  X (player_1, Red) {red.bit_count()} stones -> f1")
+    if state.current_player >= 0:
+        p = state.current_player
+        lines.append(f"player_{p} ({STONE_LETTERS[p]}) to move, ply {state.plies}")
+    elif state.end == END_MAX_TURNS:
+        lines.append(f"draw: max_turns={state.game.max_turns} plies reached")
+    else:
+        w = state.winner
+        why = {END_GOAL: "won: a stone reached the goal", END_SPLIT: "won: the opponent's move broke the split rule",
+               END_NO_MOVE: "won: the opponent has no legal move"}[state.end]
+        lines.append(f"player_{w} ({STONE_LETTERS[w]}) {why}")
+    return "\n".join(lines)
+
+def render_rgb(state) -> np.ndarray:
     goal_fill = {TARGET_GOAL[0]: _tint(PALETTE[0]), TARGET_GOAL[1]: _tint(PALETTE[1])}
     moved = state.last_move[1] if state.last_move else -1
     grid = []

@@ -1,4 +1,5 @@
-"""Scala move generation and the connectivity (split) rule, on 88-bit masks.
+"""Scala's rules on 88-bit masks: move generation, the connectivity (split) rule, and how a
+game ends (the bottom of the folder beside the board and the compiled kernels).
 
 Everything here is a pure function of the two colour masks, so the state, the legality
 explanations and the tests share one implementation of each rule sentence.
@@ -9,6 +10,12 @@ from __future__ import annotations
 from sky_envs.games.scala.board import ADJ, FULL, JUMPS, NUM_CELLS, STEPS
 from sky_envs.games.scala import kernels
 from sky_envs.games.scala.kernels import HALF, HALF_BITS, components, moves_of
+
+# how a finished game ended (``info()["end"]``)
+END_GOAL = "goal"              # the winner's stone reached the goal it attacks
+END_SPLIT = "split"            # the loser's move left no mixed group or tied biggest groups
+END_NO_MOVE = "no_move"        # the loser had no legal move
+END_MAX_TURNS = "max_turns"    # truncated: a draw
 
 MOVER_LOSES, ILLEGAL = "mover_loses", "illegal"
 SPLIT_RULES = (MOVER_LOSES, ILLEGAL)

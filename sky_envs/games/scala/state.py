@@ -1,39 +1,30 @@
-"""A Scala position: two 88-bit stone masks, the player to move, and how the game ended."""
+"""A Scala position: two 88-bit stone masks, the player to move, and how the game ended.
+
+A position's text, notation, explanations, observation layout and pictures live in the
+modules beside this one (``text``, ``notation``, ``explain``, ``observation``, ``render``);
+the state's methods of the same names hand over to them.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from sky_envs.core.state import GameState, win_loss_returns
-from sky_envs.games.scala.board import (
-    CELL_NAMES,
-    COLOUR_NAMES,
-    DEFENDED_GOAL,
-    NUM_CELLS,
-    STONE_LETTERS,
-    TARGET_GOAL,
-)
+from sky_envs.games.scala import explain, notation, render
+from sky_envs.games.scala.board import NUM_CELLS, TARGET_GOAL
+from sky_envs.games.scala.kernels import HALF_BITS, SETTLED, halves_of, moves_of, observe_stones, play_move
 from sky_envs.games.scala.rules import (
+    END_GOAL,
+    END_MAX_TURNS,
+    END_NO_MOVE,
+    END_SPLIT,
     ILLEGAL,
-    LONE_COLOUR,
     MOVER_LOSES,
-    NOTHING_LEFT,
-    TIE,
-    after_move,
     components,
-    jump_targets,
-    move_targets,
     split_legal_targets,
     targets_by_start,
 )
-from sky_envs.games.scala.kernels import HALF_BITS, SETTLED, halves_of, moves_of, observe_stones, play_move
-
-# how a finished game ended (``info()["end"]``)
-END_GOAL = "goal"              # the winner's stone reached the goal it attacks
-END_SPLIT = "split"            # the loser's move left no mixed group or tied biggest groups
-END_NO_MOVE = "no_move"        # the loser had no legal move
-END_MAX_TURNS = "max_turns"    # truncated: a draw
-
+from sky_envs.games.scala.text import state_to_text
 
 
 class ScalaState(GameState):
@@ -176,55 +167,16 @@ class ScalaState(GameState):
         return np.array(wins, dtype=np.int64)
 
     def illegal_reason(self, action: int) -> str:
-        if not 0 <= action < self.game.num_actions:
-            return f"actions are 0..{self.game.num_actions - 1}"
-        if self.current_player < 0:
-            return "the game is over"
-        colour = self.current_player
-        start, end = divmod(action, NUM_CELLS)
-        s, e = CELL_NAMES[start], CELL_NAMES[end]
-        me = f"{COLOUR_NAMES[colour]} ({STONE_LETTERS[colour]})"
-        blue, red = self.stones
-        occ = blue | red
-        if not self.stones[colour] >> start & 1:
-            if self.stones[1 - colour] >> start & 1:
-                return f"the stone on {s} is {COLOUR_NAMES[1 - colour]}'s; player_{colour} moves {me} stones"
-            return f"there is no stone on {s}"
-        if start == end:
-            return "a move must end on another cell than it starts from"
-        if occ >> end & 1:
-            return f"{e} is occupied: a stone steps or jumps only onto an empty cell"
-        if end == DEFENDED_GOAL[colour]:
-            return f"{e} is the goal {me} defends: its stones may never enter it"
-        if not move_targets(start, occ, colour) >> end & 1:
-            return (f"{e} is neither an empty neighbour of {s} nor the end of a chain of jumps from {s} "
-                    f"(each jump goes over an adjacent stone to the empty cell right behind it)")
-        _, _, outcome = after_move(blue, red, colour, start, end, ILLEGAL)
-        why = {
-            NOTHING_LEFT: "only one-coloured groups, which would all be removed (rule 2)",
-            TIE: "two or more mixed groups tied for biggest (rule 4)",
-            LONE_COLOUR: "the moved stone in a one-coloured group",
-        }.get(outcome, "an illegal split")
-        return f"with split_rule='illegal' a move may not split the stones into {why}"
+        return explain.illegal_reason(self, action)
 
     def action_to_string(self, action: int) -> str:
-        from sky_envs.games.scala import notation
-
         return notation.action_to_string(action)
 
     def string_to_action(self, text: str) -> int:
-        from sky_envs.games.scala import notation
-
         return notation.string_to_action(self, text)
 
     def describe_action(self, action: int) -> str:
-        start, end = divmod(int(action), NUM_CELLS)
-        kind = ""
-        if self.current_player >= 0 and self.stones[self.current_player] >> start & 1:
-            occ = self.stones[0] | self.stones[1]
-            if jump_targets(start, occ, self.current_player) >> end & 1:
-                kind = " (jump)"
-        return f"{CELL_NAMES[start]}-{CELL_NAMES[end]}{kind}"
+        return notation.describe_action(self, action)
 
     # ------------------------------------------------------------------ end
     def is_terminal(self) -> bool:
@@ -259,11 +211,7 @@ class ScalaState(GameState):
 
     # ------------------------------------------------------------------ text
     def to_text(self) -> str:
-        from sky_envs.games.scala.text import state_to_text
-
         return state_to_text(self)
 
     def render_text(self) -> str:
-        from sky_envs.games.scala.text import render_board
-
-        return render_board(self)
+        return render.render_text(self)

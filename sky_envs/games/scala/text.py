@@ -1,4 +1,6 @@
-"""Scala position text (``rules/scala.md``) and the ansi board.
+"""Scala position text (``rules/scala.md``): written from a state, read back into a state
+(built by ``new_state``, the state class the game hands over: this module does not import
+the state).
 
 The text is the 14 board rows from row 14 down to row 1, 11 characters each (``#`` no cell,
 ``.`` empty cell, goals included, ``O`` Blue, ``X`` Red), then ``to_move: O`` or ``to_move: X``.
@@ -11,7 +13,8 @@ the loser made the last move). Every other position, finished or not, is the pla
 
 from __future__ import annotations
 
-import numpy as np
+from collections.abc import Callable
+from typing import Any
 
 from sky_envs.core.text import position_error, split_position
 from sky_envs.games.scala.board import (
@@ -26,10 +29,12 @@ from sky_envs.games.scala.board import (
     STONES_PER_SIDE,
     TARGET_GOAL,
 )
-from sky_envs.games.scala.state import END_GOAL, END_MAX_TURNS, END_NO_MOVE, END_SPLIT, ScalaState
+from sky_envs.games.scala.rules import END_SPLIT
 
 
-def _grid_chars(state: ScalaState, empty: str = ".", goal: str = ".", hole: str = "#") -> list[list[str]]:
+def grid_chars(state, empty: str = ".", goal: str = ".", hole: str = "#") -> list[list[str]]:
+    """The board's characters, row 14 first: ``hole`` off the board, ``O`` / ``X`` stones,
+    ``goal`` on an empty goal, ``empty`` on the other empty cells."""
     blue, red = state.stones
     rows = []
     for r in range(ROWS, 0, -1):
@@ -48,15 +53,17 @@ def _grid_chars(state: ScalaState, empty: str = ".", goal: str = ".", hole: str 
     return rows
 
 
-def state_to_text(state: ScalaState) -> str:
-    lines = ["".join(row) for row in _grid_chars(state)]
+def state_to_text(state) -> str:
+    lines = ["".join(row) for row in grid_chars(state)]
     if state.end == END_SPLIT:
         lines.append(f"winner: {STONE_LETTERS[state.winner]}")
     lines.append(f"to_move: {STONE_LETTERS[state.to_move]}")
     return "\n".join(lines)
 
 
-def state_from_text(game, text: str, rng: np.random.Generator | None = None) -> ScalaState:
+def read_position(text: str, new_state: Callable[..., Any]):
+    """The position ``text`` describes, built by ``new_state(blue, red, to_move,
+    split_winner=...)``; ``ValueError`` naming the line if it is not valid."""
     parsed = split_position(text, ("winner", "to_move"))
     rows = parsed.rows
     if len(rows) > ROWS:
@@ -105,25 +112,5 @@ def state_from_text(game, text: str, rng: np.random.Generator | None = None) -> 
         if any(stones[c] >> TARGET_GOAL[c] & 1 for c in (0, 1)):
             raise position_error(w_lineno, "winner: marks a split loss, but a stone stands on the goal its side attacks")
         split_winner = "OX".index(w_value)
-    return ScalaState(game, stones[0], stones[1], "OX".index(value), rng, split_winner)
+    return new_state(stones[0], stones[1], "OX".index(value), split_winner=split_winner)
 
-
-def render_board(state: ScalaState) -> str:
-    """The board with coordinates (goals drawn ``*`` while empty) and whose turn it is."""
-    lines = []
-    for k, row in enumerate(_grid_chars(state, goal="*", hole=" ")):
-        lines.append(f"{ROWS - k:>2}  " + " ".join(row).rstrip())
-    lines.append("    " + " ".join(COLUMN_LETTERS))
-    blue, red = state.stones
-    lines.append(f"O (player_0, Blue) {blue.bit_count()} stones -> f14;  X (player_1, Red) {red.bit_count()} stones -> f1")
-    if state.current_player >= 0:
-        p = state.current_player
-        lines.append(f"player_{p} ({STONE_LETTERS[p]}) to move, ply {state.plies}")
-    elif state.end == END_MAX_TURNS:
-        lines.append(f"draw: max_turns={state.game.max_turns} plies reached")
-    else:
-        w = state.winner
-        why = {END_GOAL: "won: a stone reached the goal", END_SPLIT: "won: the opponent's move broke the split rule",
-               END_NO_MOVE: "won: the opponent has no legal move"}[state.end]
-        lines.append(f"player_{w} ({STONE_LETTERS[w]}) {why}")
-    return "\n".join(lines)

@@ -1,8 +1,9 @@
-"""Sky Scrapers options, board construction and set-up (see ``sky_envs/sky_scrapers_v0.py``)."""
+"""The Sky Scrapers game: options, board construction, set-up, and the wiring of position
+texts and pictures into states (documented in ``sky_envs/sky_scrapers_v0.py``)."""
 
 from __future__ import annotations
 
-from functools import cached_property
+from functools import cached_property, partial
 
 import numpy as np
 
@@ -12,7 +13,10 @@ from sky_envs.core.state import Game, StackMoves
 from sky_envs.core.symmetry import BoardSymmetries, box_symmetries
 from sky_envs.games.sky_scrapers.board import board_for
 from sky_envs.games.sky_scrapers.heuristic import SkyScrapersHeuristic
-from sky_envs.games.sky_scrapers.state import CHOOSE, MOVE, PLACE, SkyScrapersState
+from sky_envs.games.sky_scrapers.render import render_rgb
+from sky_envs.games.sky_scrapers.rules import CHOOSE, MOVE, PLACE, standard_colours
+from sky_envs.games.sky_scrapers.state import SkyScrapersState
+from sky_envs.games.sky_scrapers.text import read_position
 
 BOARDS = ("standard", "square", "random")
 OPTIONS = ("board", "rows", "cols", "cells", "lines", "players", "positioning", "first", "tiles_per_player",
@@ -20,13 +24,6 @@ OPTIONS = ("board", "rows", "cols", "cells", "lines", "players", "positioning", 
 MAX_CELLS = MAX_SIDE * MAX_SIDE  # the biggest board: 64 x 64
 POSITIONINGS = ("standard", "random", "strategic")
 FIRSTS = ("player_0", "random")
-
-
-def standard_colours(cells: np.ndarray, players: int) -> np.ndarray:
-    """Colour of every cell under standard positioning: (r + c) % 2, or 2(r % 2) + c % 2."""
-    r, c = np.indices(cells.shape)
-    colours = (r + c) % 2 if players == 2 else 2 * (r % 2) + c % 2
-    return np.where(cells, colours, -1)
 
 
 class SkyScrapersGame(Game):
@@ -175,12 +172,14 @@ class SkyScrapersGame(Game):
             first_mover = (to_move + 1) % P  # the seat that placed second moves first
         return SkyScrapersState(self, board, heights, tops, seat_colours, phase, to_move, tiles_left, first_mover, rng)
 
-    def state_from_text(self, text: str, rng: np.random.Generator | None = None) -> SkyScrapersState:
-        from sky_envs.games.sky_scrapers.text import state_from_text
+    def batched_games(self, num_envs: int, keep_final_observation: bool = True):
+        """The compiled engine over arrays of games (every option set has one)."""
+        from sky_envs.games.sky_scrapers.batched import SkyScrapersBatch
 
-        return state_from_text(self, text, rng)
+        return SkyScrapersBatch(self, num_envs, keep_final_observation)
+
+    def state_from_text(self, text: str, rng: np.random.Generator | None = None) -> SkyScrapersState:
+        return read_position(self, text, partial(SkyScrapersState, self, rng=rng))
 
     def render_rgb(self, state: SkyScrapersState) -> np.ndarray:
-        from sky_envs.games.sky_scrapers.render import render_rgb
-
         return render_rgb(state)

@@ -10,7 +10,7 @@ import numpy as np
 
 from sky_envs.core.state import WIN, Heuristic
 from sky_envs.games.sky_scrapers.heuristic_kernels import sky_scrapers_move_values, sky_scrapers_value
-from sky_envs.games.sky_scrapers.state import MOVE
+from sky_envs.games.sky_scrapers.rules import MOVE
 
 
 class SkyScrapersHeuristic(Heuristic):
@@ -31,7 +31,7 @@ class SkyScrapersHeuristic(Heuristic):
             if state.phase == MOVE:
                 actions = state.legal_actions()
                 values = np.empty(actions.size)
-                sky_scrapers_move_values(state.heights, state.tops, state._landing, state.board.reach,
+                sky_scrapers_move_values(state.heights, state.tops, state.landing, state.board.reach,
                                          state.seat_colours, state.current_player, actions,
                                          state.game.skyscraper_height, WIN, values)
                 out[k] = values

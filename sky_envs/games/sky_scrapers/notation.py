@@ -13,6 +13,7 @@ import re
 
 from sky_envs.core.boards import DIRECTION_NAMES
 from sky_envs.core.notation import cell_name, normalise, notation_error, parse_cell
+from sky_envs.games.sky_scrapers.rules import COLOUR_LETTERS
 
 FORM = ("a move such as 'c3>NE' (the stack on c3 moves north-east; directions N NE E SE S SW W NW), "
         "a placement '+c3' or a colour choice 'a' / 'b'")
@@ -30,8 +31,6 @@ def _decode(state, action: int) -> tuple[str, str, str]:
         return "move", cell_name(*divmod(origin, cols)), DIRECTION_NAMES[d]
     if action < 9 * B:
         return "place", cell_name(*divmod(action - 8 * B, cols)), ""
-    from sky_envs.games.sky_scrapers.state import COLOUR_LETTERS
-
     return "choose", COLOUR_LETTERS[action - 9 * B], ""
 
 

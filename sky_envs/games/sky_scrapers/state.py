@@ -1,18 +1,21 @@
-"""Sky Scrapers positions: the rules of play, placement, colour choice and scoring."""
+"""Sky Scrapers positions: the rules of play, placement, colour choice and scoring.
+
+A position's text, notation, explanations, observation layout and pictures live in the
+modules beside this one (``text``, ``notation``, ``explain``, ``observation``, ``render``);
+the state's methods of the same names hand over to them.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from sky_envs.core.boards import DIRECTION_NAMES
 from sky_envs.core.state import GameState, win_loss_returns
+from sky_envs.games.sky_scrapers import explain, notation, render
 from sky_envs.games.sky_scrapers.board import Board
 from sky_envs.games.sky_scrapers.kernels import apply_move, movement_mask
-
-MOVE, PLACE, CHOOSE = "move", "place", "choose"
-PHASE_INDEX = {MOVE: 0, PLACE: 1, CHOOSE: 2}   # infos["phase"]
-COLOUR_LETTERS = "abcd"
-_DIRS = np.arange(8)
+from sky_envs.games.sky_scrapers.observation import observation_table, seat_columns
+from sky_envs.games.sky_scrapers.rules import CHOOSE, COLOUR_LETTERS, MOVE, PHASE_INDEX, PLACE
+from sky_envs.games.sky_scrapers.text import state_to_text
 
 
 class SkyScrapersState(GameState):
@@ -24,7 +27,7 @@ class SkyScrapersState(GameState):
 
     __slots__ = ("game", "board", "heights", "tops", "seat_colours", "phase", "tiles_left",
                  "first_mover", "rng", "turns", "finished", "to_move", "current_player",
-                 "_mask", "_legal_cache", "_planes", "_columns", "_landing")
+                 "_mask", "_legal_cache", "_planes", "_columns", "landing")
 
     def __init__(self, game, board: Board, heights, tops, seat_colours, phase: str, to_move: int,
                  tiles_left, first_mover: int, rng: np.random.Generator | None):
@@ -43,40 +46,11 @@ class SkyScrapersState(GameState):
         self.current_player = -1
         self._mask: np.ndarray | None = None
         self._legal_cache = None
-        self._planes = self._build_planes()
-        self._columns = self._observation_columns()
-        self._landing = board.landing(heights)  # (B, 8), kept up to date move by move
+        # the observation table (see ``observation.py``), kept up to date move by move
+        self._planes = observation_table(board, heights, tops, phase, tiles_left, self.num_players)
+        self._columns = seat_columns(phase, seat_colours, self.num_players)
+        self.landing = board.landing(heights)  # (B, 8): where each stack lands, kept up to date move by move
         self._start_turn(to_move)
-
-    def _build_planes(self) -> np.ndarray:
-        """Every observation channel of every seat, kept up to date move by move, so that
-        ``observation(seat)`` is a single column gather. Columns: 0 cells, 1 + c the
-        heights of colour c's stacks, P + 1 placement phase, P + 2 colour choice,
-        P + 3 + s seat s's tiles left to place. Heights are capped at B: only a loaded
-        position can hold more tiles than the box has cells, and the observation space's
-        bound stays true."""
-        P, B = self.num_players, self.board.size
-        planes = np.zeros((B, 2 * P + 3), dtype=np.float32)
-        planes[:, 0] = self.board.cells
-        occupied = self.tops >= 0
-        planes[occupied, 1 + self.tops[occupied]] = np.minimum(self.heights[:B][occupied], B)
-        planes[:, P + 1] = self.phase == PLACE
-        planes[:, P + 2] = self.phase == CHOOSE
-        planes[:, P + 3:] = self.tiles_left
-        return planes
-
-    def _observation_columns(self) -> list[np.ndarray]:
-        """Per seat, the columns of ``_planes`` its observation gathers (see ``observation``);
-        they change only when the colours are chosen, so they are built then."""
-        P = self.num_players
-        out = []
-        for seat in range(P):
-            if self.phase == CHOOSE:
-                colours = range(1, P + 1)
-            else:
-                colours = [1 + self.seat_colours[(seat + k) % P] for k in range(P)]
-            out.append(np.array([0, *colours, P + 1, P + 2, P + 3 + seat], dtype=np.intp))
-        return out
 
     # ------------------------------------------------------------------ clone
     def clone(self) -> SkyScrapersState:
@@ -87,7 +61,7 @@ class SkyScrapersState(GameState):
         twin.tiles_left = self.tiles_left.copy()
         # the rng serves set-up only (no chance during play), so clones may share it
         twin._planes = self._planes.copy()
-        twin._landing = self._landing.copy()
+        twin.landing = self.landing.copy()
         return twin
 
     # ------------------------------------------------------------------ rules
@@ -112,7 +86,7 @@ class SkyScrapersState(GameState):
             mask[8 * self.board.size + empty] = True
         else:
             mask = np.zeros(self.game.num_actions, dtype=bool)
-            mover = movement_mask(self.heights, self.tops, self._landing, self.seat_colours, seat, mask)
+            mover = movement_mask(self.heights, self.tops, self.landing, self.seat_colours, seat, mask)
             if mover < 0:
                 mask = None
             else:
@@ -133,14 +107,14 @@ class SkyScrapersState(GameState):
         self.turns += 1
         if action < 8 * B:
             origin, d = divmod(action, 8)
-            apply_move(self.heights, self.tops, self._landing, self._planes, self.board.reach, origin, d, P)
+            apply_move(self.heights, self.tops, self.landing, self._planes, self.board.reach, origin, d, P)
             self._start_turn((seat + 1) % P)
         elif action < 9 * B:
             cell = action - 8 * B
             colour = self.seat_colours[seat]
             self.heights[cell] = 1
             self.tops[cell] = colour
-            self._landing[cell] = self.board.reach[1, cell]
+            self.landing[cell] = self.board.reach[1, cell]
             self.tiles_left[seat] -= 1
             self._planes[cell, 1 + colour] = 1
             self._planes[:, P + 3 + seat] = self.tiles_left[seat]
@@ -155,48 +129,20 @@ class SkyScrapersState(GameState):
             self.seat_colours[seat] = chosen
             self.seat_colours[1 - seat] = 1 - chosen
             self.phase = MOVE
-            self._columns = self._observation_columns()
+            self._columns = seat_columns(self.phase, self.seat_colours, P)
             self._planes[:, P + 2] = 0
             self._start_turn(1 - seat)
 
     def illegal_reason(self, action: int) -> str:
-        B = self.board.size
-        seat = self.current_player
-        if self.phase == CHOOSE:
-            return "player_%d must first choose a colour (actions %d, %d)" % (seat, 9 * B, 9 * B + 1)
-        if self.phase == PLACE:
-            if not 8 * B <= action < 9 * B:
-                return "tiles are still being placed: only placements on empty cells are legal"
-            cell = action - 8 * B
-            return "that cell is not on the board" if not self.board.cells[cell] else "that cell already holds a tile"
-        if action >= 8 * B:
-            return "placements and colour choices are over: only stack moves are legal"
-        origin, d = divmod(action, 8)
-        if not self.board.cells[origin]:
-            return "there is no board cell there"
-        if self.heights[origin] == 0:
-            return "there is no stack on that cell"
-        if self.tops[origin] != self.seat_colours[seat]:
-            return f"the stack there is colour {COLOUR_LETTERS[self.tops[origin]]}, not yours"
-        h = int(self.heights[origin])
-        target = self.board.target(h, origin, d)
-        if target == B:
-            return f"a stack of height {h} must move exactly {h} cells and that path leaves the board, crosses a hole or is not a line of this board"
-        return f"a stack must land on a tile or stack, and the cell {h} steps {DIRECTION_NAMES[d]} is empty"
+        return explain.illegal_reason(self, action)
 
     def action_to_string(self, action: int) -> str:
-        from sky_envs.games.sky_scrapers import notation
-
         return notation.action_to_string(self, int(action))
 
     def string_to_action(self, text: str) -> int:
-        from sky_envs.games.sky_scrapers import notation
-
         return notation.string_to_action(self, text)
 
     def describe_action(self, action: int) -> str:
-        from sky_envs.games.sky_scrapers import notation
-
         return notation.describe_action(self, int(action))
 
     # ------------------------------------------------------------------ end
@@ -247,19 +193,13 @@ class SkyScrapersState(GameState):
 
     # ------------------------------------------------------------ observation
     def observation(self, seat: int) -> np.ndarray:
-        """Channels: 0 board cell; 1..P stack heights of the colour of seat (seat + k) % P
-        (absolute colours a, b while the colour is being chosen); P+1 placement phase;
-        P+2 colour-choice phase; P+3 own tiles left to place."""
+        """See ``observation.py``: one gather of the seat's columns of the kept table."""
         board = self.board
         return self._planes.take(self._columns[seat], axis=1).reshape(board.rows, board.cols, self.num_players + 4)
 
     # ------------------------------------------------------------------ text
     def to_text(self) -> str:
-        from sky_envs.games.sky_scrapers.text import state_to_text
-
         return state_to_text(self)
 
     def render_text(self) -> str:
-        from sky_envs.games.sky_scrapers.text import render_board
-
-        return render_board(self)
+        return render.render_text(self)

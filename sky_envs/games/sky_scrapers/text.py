@@ -1,4 +1,6 @@
-"""Sky Scrapers position text (``rules/sky_scrapers.md``) and the ansi rendering.
+"""Sky Scrapers position text (``rules/sky_scrapers.md``): written from a state, read back
+into a state (built by ``new_state``, the state class the game hands over: this module does
+not import the state).
 
 The rules file's notation covers movement positions with seat i = colour i. To write
 *every* state exactly, a few optional fields may stand between the rows and ``to_move``;
@@ -12,20 +14,22 @@ each is written only when it differs from that default:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from sky_envs.core.notation import column_name
 from sky_envs.core.text import parse_int, position_error, split_position
 from sky_envs.games.sky_scrapers.board import board_for
-from sky_envs.games.sky_scrapers.state import CHOOSE, COLOUR_LETTERS, MOVE, PLACE, SkyScrapersState
+from sky_envs.games.sky_scrapers.rules import CHOOSE, COLOUR_LETTERS, MOVE, PLACE
 
 FIELDS = ("colours", "phase", "tiles_left", "first_mover", "to_move")
 _STACK = re.compile(r"^([a-d])([1-9][0-9]*)$")
 _ONE_TILE_PER_CELL = "every tile starts on its own cell and none leaves: a stack holds at most one tile per board cell"
 
 
-def _token(state: SkyScrapersState, i: int) -> str:
+def cell_token(state, i: int) -> str:
+    """Cell ``i`` as the text writes it: ``#`` no cell, ``.`` empty, else colour and height (``a2``)."""
     if not state.board.cells[i]:
         return "#"
     if state.heights[i] == 0:
@@ -33,9 +37,9 @@ def _token(state: SkyScrapersState, i: int) -> str:
     return f"{COLOUR_LETTERS[state.tops[i]]}{state.heights[i]}"
 
 
-def state_to_text(state: SkyScrapersState) -> str:
+def state_to_text(state) -> str:
     rows, cols = state.board.rows, state.board.cols
-    lines = [" ".join(_token(state, r * cols + c) for c in range(cols)) for r in range(rows)]
+    lines = [" ".join(cell_token(state, r * cols + c) for c in range(cols)) for r in range(rows)]
     P = state.num_players
     if state.phase != CHOOSE and list(state.seat_colours) != list(range(P)):
         lines.append("colours: " + " ".join(COLOUR_LETTERS[c] for c in state.seat_colours))
@@ -48,7 +52,10 @@ def state_to_text(state: SkyScrapersState) -> str:
     return "\n".join(lines)
 
 
-def state_from_text(game, text: str, rng: np.random.Generator | None = None) -> SkyScrapersState:
+def read_position(game, text: str, new_state: Callable[..., Any]):
+    """The position ``text`` describes, built by ``new_state(board, heights, tops,
+    seat_colours, phase, to_move, tiles_left, first_mover)``; ``ValueError`` naming the line
+    if it is not valid."""
     parsed = split_position(text, FIELDS)
     P = game.num_players
     if len(parsed.rows) != game.rows:
@@ -128,25 +135,5 @@ def state_from_text(game, text: str, rng: np.random.Generator | None = None) -> 
     lineno, value = fields.get("to_move", (None, "0"))
     to_move = parse_int(value, lineno, "to_move", 0, P - 1)
     board = board_for(cells.reshape(game.rows, game.cols), game.lines)
-    return SkyScrapersState(game, board, heights, tops, seat_colours, phase, to_move, tiles_left, first_mover, rng)
+    return new_state(board, heights, tops, seat_colours, phase, to_move, tiles_left, first_mover)
 
-
-def render_board(state: SkyScrapersState) -> str:
-    """The position with aligned columns labelled by cell names, hex rows indented, and a status line."""
-    rows, cols = state.board.rows, state.board.cols
-    tokens = [_token(state, i) for i in range(state.board.size)]
-    width = max(len(t) for t in tokens + [column_name(cols - 1)])
-    hex_board = state.board.lines == "hex"
-    label = len(str(rows))    # cell names of the move notation: column letters, rows from 1 at the top
-    lines = [" " * (label + 1) + " ".join(column_name(c).rjust(width) for c in range(cols))]
-    for r in range(rows):
-        indent = " " * ((width + 1) * r // 2) if hex_board else ""
-        lines.append(f"{r + 1:>{label}} " + indent + " ".join(t.rjust(width) for t in tokens[r * cols:(r + 1) * cols]))
-    seats = []
-    for seat, colour in enumerate(state.seat_colours):
-        letter = COLOUR_LETTERS[colour] if colour >= 0 else "?"
-        seats.append(f"player_{seat}={letter}")
-    counts, _ = state.skyscrapers()
-    status = "game over" if state.current_player < 0 else f"player_{state.current_player} to {state.phase}"
-    lines.append(f"{status} | {' '.join(seats)} | sky scrapers {counts}")
-    return "\n".join(lines)

@@ -1,10 +1,11 @@
-"""Why an action is illegal: the rule it breaks, in words (used in ``IllegalActionError``)."""
+"""Why a Sky Towers action is illegal: the rule it breaks, in words (used in
+``IllegalActionError``)."""
 
 from __future__ import annotations
 
 from sky_envs.games.sky_towers.layout import (ASK, BOTTOM, BUILD, CHAOS, DISCARD, DISMANTLE, DRAW,
                                               EXCHANGE, GIVE, KEEP, STOP, TAKE)
-from sky_envs.games.sky_towers.state import (ASK_PHASE, DISCARD_PHASE, EXCHANGE_PHASE, GIVE_PHASE,
+from sky_envs.games.sky_towers.rules import (ASK_PHASE, DISCARD_PHASE, EXCHANGE_PHASE, GIVE_PHASE,
                                              MAIN, PEEK, PHASE_HELP, RUSH, TARGET)
 
 # which action kinds belong to which phase

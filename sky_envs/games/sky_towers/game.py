@@ -1,20 +1,24 @@
-"""Sky Towers options and set-up (documented in :mod:`sky_envs.sky_towers_v0`)."""
+"""The Sky Towers game: options, set-up (the shuffle and the deal), and the wiring of
+position texts and pictures into states (documented in :mod:`sky_envs.sky_towers_v0`)."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from sky_envs.core.options import MAX_TURNS, choice_option, integer_option, reject_unknown_options
 from sky_envs.core.state import Game
-from sky_envs.games.sky_towers.deck import HAND_SIZE, load_deck
+from sky_envs.games.sky_towers.deck import load_deck
 from sky_envs.games.sky_towers.layout import ActionLayout
 from sky_envs.games.sky_towers.observation import ObservationLayout
+from sky_envs.games.sky_towers.render import render_rgb
+from sky_envs.games.sky_towers.rules import MAX_SLOTS
 from sky_envs.games.sky_towers.state import SkyTowersState
+from sky_envs.games.sky_towers.text import read_position
 
 FIRSTS = ("player_0", "random")
-MAX_SLOTS = 64
 OPTIONS = ("players", "first", "max_towers", "max_turns", "deck", "bonuses", "debug_render")
 
 
@@ -49,24 +53,21 @@ class SkyTowersGame(Game):
 
     def new_initial_state(self, rng: np.random.Generator) -> SkyTowersState:
         """Shuffle, pick the first seat (``first="random"``), deal 5 cards each from it on."""
-        st = SkyTowersState(self, rng)
+        state = SkyTowersState(self, rng)
         copies = self.deck.copies
         cards = [v for v in range(1, 11) for _ in range(copies[v])]
-        st.deck = [cards[i] for i in rng.permutation(len(cards))]  # the top card is last
+        deck = [cards[i] for i in rng.permutation(len(cards))]  # the top card is last
         first = int(rng.integers(self.num_players)) if self.first == "random" else 0
-        for _ in range(HAND_SIZE):
-            for k in range(self.num_players):
-                st._hand_add((first + k) % self.num_players, st.deck.pop(), 0)
-        st.deck_known = [0] * len(st.deck)
-        st.turn_of = st.current_player = first
-        return st
+        state.deal(deck, first)
+        return state
+
+    def batched_games(self, num_envs: int, keep_final_observation: bool = True):
+        from sky_envs.games.sky_towers.batched import SkyTowersBatch   # the game's compiled engine
+
+        return SkyTowersBatch(self, num_envs, keep_final_observation)
 
     def state_from_text(self, text: str, rng: np.random.Generator | None = None) -> SkyTowersState:
-        from sky_envs.games.sky_towers.text import parse_state
-
-        return parse_state(self, text, rng)
+        return read_position(self, text, partial(SkyTowersState, self, rng))
 
     def render_rgb(self, state: SkyTowersState) -> np.ndarray:
-        from sky_envs.games.sky_towers.render import render_rgb
-
         return render_rgb(state, self.debug_render)

@@ -8,6 +8,8 @@ Towers are numbered 0, 1, .. from the left of a row (the board shows ``0:[3 5 =8
 * ``8>p1:2`` / ``9>p1:R`` build an 8 or 9 on player_1's row;
 * ``stop``; ``exchange p1`` then ``give 5``; ``keep`` / ``bottom`` (the peeked card);
   ``ask p1 7``; ``discard 5``.
+
+Described in words, an action names the seats it involves (``ask player_1 for a 7``).
 """
 
 from __future__ import annotations
@@ -107,3 +109,15 @@ def string_to_action(state, text: str) -> int:
     else:
         raise notation_error(text, FORM)
     return state.check_legal(action, text)
+
+
+def describe_action(state, action: int) -> str:
+    """The layout's meaning of ``action`` with the seat offsets turned into seats."""
+    layout = state.layout
+    kind, v, o, p = layout.decode[action]
+    seat = _seat(state)
+    if kind == CHAOS:
+        return f"build a {v} on {layout.where(p)} of player_{(seat + o) % state.n}'s row"
+    if kind in (EXCHANGE, ASK):
+        return layout.describe(action).replace(f"the seat at offset +{o}", f"player_{(seat + o) % state.n}")
+    return layout.describe(action)

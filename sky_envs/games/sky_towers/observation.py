@@ -109,13 +109,13 @@ class ObservationLayout:
         return out
 
     def refresh(self, state) -> None:
-        """Bring ``state._pub`` up to date: rewrite what changed (see the state's cache fields).
+        """Bring ``state.public_obs`` up to date: rewrite what changed (see the state's cache fields).
 
         Every write goes through the flat view, entry by entry: numpy slice assignment from a
         Python list costs about a microsecond, more than writing a dozen entries one by one."""
-        view = state._pub_view
+        view = state.public_obs_view
         T, blk, n = self.T, self.blk, self.n
-        dirty, dirty_row = state._dirty, state._dirty_row
+        dirty, dirty_row = state.hands_changed, state.rows_changed
         size = self.p_blocks + 3 * T + 5  # + s * blk: hand size of seat s
         if dirty:
             for s in range(n):
@@ -124,12 +124,12 @@ class ObservationLayout:
                     for v in range(1, 11):
                         view[10 * s + v - 1] = hand[v]
                     view[size + s * blk] = state.hand_size[s]
-            state._dirty = 0
-        if state._touched_hand:
-            for s, v in state._touched_hand:
+            state.hands_changed = 0
+        if state.hand_counts_touched:
+            for s, v in state.hand_counts_touched:
                 view[10 * s + v - 1] = state.hands[s][v]
                 view[size + s * blk] = state.hand_size[s]
-            state._touched_hand = []
+            state.hand_counts_touched = []
         if dirty_row:
             for s in range(n):
                 if dirty_row >> s & 1:
@@ -144,17 +144,17 @@ class ObservationLayout:
                             view[i + 2] = len(tower)
                         else:
                             view[i] = view[i + 1] = view[i + 2] = 0
-            state._dirty_row = 0
-        if state._touched_slot:
-            for s, slot in state._touched_slot:
+            state.rows_changed = 0
+        if state.slots_touched:
+            for s, slot in state.slots_touched:
                 if not dirty_row >> s & 1:  # slots of a rewritten row may have moved
                     tower = state.rows[s][slot]
                     b = self.p_blocks + s * blk + 3 * slot
                     view[b] = state.sums[s][slot]
                     view[b + 1] = tower[-1]
                     view[b + 2] = len(tower)
-            state._touched_slot = []
-        if state._dirty_score:
+            state.slots_touched = []
+        if state.scores_changed:
             holder = state.holder
             for s in range(n):
                 pile = state.piles[s]
@@ -168,14 +168,14 @@ class ObservationLayout:
                 view[b + 6] = 1 if state.action_up[s] else 0
                 for k, h in enumerate(holder, b + 7):
                     view[k] = 1 if h == s else 0
-            state._dirty_score = False
-        if state._dirty_pool:
+            state.scores_changed = False
+        if state.pool_changed:
             b = self.p_pool
             pool, discards = state.open, state.discards
             for v in range(1, 11):
                 view[b + v - 1] = pool[v]
                 view[b + 9 + v] = discards[v]
-            state._dirty_pool = False
+            state.pool_changed = False
         d = self.p_dyn
         view[d:] = self.dyn_zeros
         view[d] = len(state.deck)
@@ -199,7 +199,7 @@ class ObservationLayout:
 
     def observe(self, state, seat: int) -> np.ndarray:
         self.refresh(state)
-        obs = state._pub.take(self.perm[seat])
+        obs = state.public_obs.take(self.perm[seat])
         if state.phase == 4 and state.current_player == seat and state.deck:  # PEEK: the peeker sees
             obs[self.o_peek + state.deck[-1] - 1] = 1.0
         return obs

@@ -1,4 +1,5 @@
-"""Pictures of a position: ``ansi`` text and an ``rgb_array`` image.
+"""Pictures of a Sky Towers position: the text board (``render_text``) and the rgb picture
+(``render_rgb``).
 
 Both show every row of towers (cards bottom to top, with the sums), score piles, bonuses,
 the deck and the open pool. Hands are shown only for the seat that decides now (the seat
@@ -9,11 +10,11 @@ shows the deck order).
 from __future__ import annotations
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
-from sky_envs.core.render import BACKGROUND, INK, PALETTE
+from sky_envs.core.render import BACKGROUND, INK, PALETTE, default_font
 from sky_envs.games.sky_towers.deck import BONUS_NAMES
-from sky_envs.games.sky_towers.state import OVER, PEEK, PHASE_HELP
+from sky_envs.games.sky_towers.rules import OVER, PEEK, PHASE_HELP
 
 
 def _hand_words(counts) -> str:
@@ -70,13 +71,6 @@ BACK_FILL = (120, 120, 140)
 PEEK_FILL = (255, 235, 160)
 
 
-def _font(size: int):
-    try:
-        return ImageFont.load_default(size=size)
-    except TypeError:  # Pillow < 10.1
-        return ImageFont.load_default()
-
-
 def _card(draw, x: int, y: int, label: str, fill=CARD_FILL, outline=INK, font=None) -> None:
     draw.rounded_rectangle((x, y, x + CARD_W, y + CARD_H), radius=4, fill=fill, outline=outline)
     if label:
@@ -85,7 +79,7 @@ def _card(draw, x: int, y: int, label: str, fill=CARD_FILL, outline=INK, font=No
 
 def render_rgb(st, debug: bool = False) -> np.ndarray:
     """Each seat is one band: its name and score, its hand, then its row of towers."""
-    font, small = _font(13), _font(11)
+    font, small = default_font(13), default_font(11)
     T = st.T
     tallest = max([len(t) for row in st.rows for t in row] + [1])
     band_h = 36 + CARD_H + 10 + (tallest - 1) * STEP + CARD_H + 24

@@ -59,7 +59,7 @@ def sample_consistent(state, seat: int, rng: np.random.Generator):
             continue
         world = _dealt_world(state, new.clone(), seat, needs, hidden_slots, dealt)
         # the seat to decide has a legal action: every seat sees that, so a sample must keep it
-        if world.current_player < 0 or world._legal_list():
+        if world.current_player < 0 or world.legal_list():
             return world
     return new  # the true deal always satisfies the constraints
 
@@ -89,6 +89,5 @@ def _dealt_world(state, new, seat: int, needs, hidden_slots: list[int], dealt: l
                     known[v] = hand[v]
                 if hand[v]:
                     new.lacks[t][o] &= ~(1 << v)
-    new._legal = None
-    new._dirty = new.all_seats
+    new.hands_redealt()
     return new

@@ -6,6 +6,10 @@ its own phase of decisions, and the 5 (Return) hands the decision to each seat t
 discard (``current_player`` is always whoever decides now). Besides the position the state
 tracks what each seat *knows* about hidden cards (``known``, ``lacks``, ``deck_known``), so
 that :meth:`sample_consistent` can redistribute exactly what a seat cannot see.
+
+The rule facts live in ``rules``; the position text, notation, explanations, observation,
+pictures and determinisation in the modules beside this one (``text``, ``notation``,
+``explain``, ``observation``, ``render``, ``sampler``), which the state's methods hand over to.
 """
 
 from __future__ import annotations
@@ -15,28 +19,13 @@ import numpy as np
 from sky_envs.core.buffers import KeepsViews, flat_view
 from sky_envs.core.masks import mask_from_actions
 from sky_envs.core.state import GameState, LazilyCopiedRng, win_loss_returns
+from sky_envs.games.sky_towers import explain, notation, render, sampler
 from sky_envs.games.sky_towers.deck import (BIG_BEN, BONUS_NAMES, HAND_SIZE, KING, LUCKY, PERFECT,
                                             ROMANCE, SKY, TRIPLE)
-from sky_envs.games.sky_towers.layout import (ASK, BOTTOM, BUILD, CHAOS, DISMANTLE, DRAW, EXCHANGE,
-                                              STOP, TAKE)
-
-# phases: which kind of decision is pending
-MAIN, RUSH, EXCHANGE_PHASE, GIVE_PHASE, PEEK, ASK_PHASE, DISCARD_PHASE, OVER = range(8)
-PHASE_NAMES = ("main", "rush", "exchange", "give", "peek", "ask", "discard", "over")
-PHASE_HELP = (
-    "a main action (draw, take an open card, dismantle, build; stop in a final turn)",
-    "the 4's rush: build another 4 on the same tower, or stop",
-    "the 2's exchange: name a seat with at least 2 cards, or decline (stop)",
-    "the second half of the exchange: give a card",
-    "the 3's peek: leave the top card on top or put it at the bottom",
-    "the 6's ask-or-draw: ask a seat for a value, or draw",
-    "the 5's return: discard down to 5 cards",
-    "nothing (the game is over)",
-)
-TARGET = 21
-FINAL_ACTIONS = 3
-TURN_ACTIONS = 2
-
+from sky_envs.games.sky_towers.layout import BOTTOM, BUILD, DISMANTLE, DRAW, EXCHANGE, STOP, TAKE
+from sky_envs.games.sky_towers.rules import (ASK_PHASE, DISCARD_PHASE, EXCHANGE_PHASE, FINAL_ACTIONS, GIVE_PHASE,
+                                             MAIN, OVER, PEEK, RUSH, TARGET, TURN_ACTIONS)
+from sky_envs.games.sky_towers.text import state_to_text
 
 class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
     """A Sky Towers position. Built by ``SkyTowersGame`` (set-up or position text)."""
@@ -45,9 +34,9 @@ class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
                  "piles", "sails", "flags", "ten_towers", "action_up", "deck", "deck_known",
                  "open", "discards", "holder", "turns", "turn_of", "actions_left", "phase",
                  "rush_slot", "give_target", "completed_turn", "end_seat", "final",
-                 "current_player", "known", "lacks", "_legal", "_actions_of", "_pub",
-                 "_pub_view", "_dirty", "_dirty_row", "_dirty_score", "_dirty_pool",
-                 "_touched_hand", "_touched_slot")
+                 "current_player", "known", "lacks", "_legal", "_actions_of", "public_obs",
+                 "public_obs_view", "hands_changed", "rows_changed", "scores_changed", "pool_changed",
+                 "hand_counts_touched", "slots_touched")
 
     def __init__(self, game, rng: np.random.Generator | None):
         n = game.num_players
@@ -86,16 +75,17 @@ class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
         self.lacks = [[0] * n for _ in range(n)]
         self._legal: list[int] | None = None
         self._actions_of: tuple[list[int], np.ndarray] | None = None   # legal_actions' cache
-        # observation cache (see observation.py): a public vector and what changed since it
-        # was written: bitmasks of seats whose whole hand (_dirty) or row (_dirty_row) must be
-        # rewritten, single hand counts (seat, value) and tower slots (seat, slot) touched,
-        # and flags for the score piles / action cards / bonuses and the open pool / discards
-        self._pub = np.zeros(game.obs_layout.pub_size, dtype=np.float32)
+        # the observation's public part, which observation.py writes, and what changed since
+        # it was written (observation.py reads and clears these): bitmasks of seats whose
+        # whole hand (hands_changed) or row (rows_changed) must be rewritten, single hand
+        # counts (seat, value) and tower slots (seat, slot) touched, and flags for the score
+        # piles / action cards / bonuses and the open pool / discards
+        self.public_obs = np.zeros(game.obs_layout.pub_size, dtype=np.float32)
         self._views()
-        self._dirty = self._dirty_row = (1 << n) - 1
-        self._dirty_score = self._dirty_pool = True
-        self._touched_hand: list[tuple[int, int]] = []
-        self._touched_slot: list[tuple[int, int]] = []
+        self.hands_changed = self.rows_changed = (1 << n) - 1
+        self.scores_changed = self.pool_changed = True
+        self.hand_counts_touched: list[tuple[int, int]] = []
+        self.slots_touched: list[tuple[int, int]] = []
 
     # ================================================================ helpers
     @property
@@ -129,7 +119,7 @@ class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
         if len(row) < T:
             acts += (base + T, base + T + 1)
 
-    def _main_actions(self, s: int) -> list[int]:
+    def main_actions(self, s: int) -> list[int]:
         """Draw, take an open card, dismantle, build (+ stop in a final turn), for seat ``s``."""
         L = self.layout
         acts: list[int] = [0] if self.deck else []
@@ -161,21 +151,25 @@ class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
         return (self.hands[s][4] > 0 and self.sums[s][self.rush_slot] + 4 <= TARGET
                 and not self.blocked_values(s) >> 4 & 1)
 
-    def _next_discarder(self) -> int:
+    def next_discarder(self) -> int:
+        """The first seat from the turn seat on that holds more than ``HAND_SIZE`` cards (the
+        5's return), or -1."""
         for k in range(self.n):
             seat = (self.turn_of + k) % self.n
             if self.hand_size[seat] > HAND_SIZE:
                 return seat
         return -1
 
-    def _legal_list(self) -> list[int]:
+    def legal_list(self) -> list[int]:
+        """The legal actions in generation order, kept until the position changes (never
+        edited: a new list replaces it)."""
         if self._legal is not None:
             return self._legal
         L, ph, s, n = self.layout, self.phase, self.turn_of, self.n
         if self.current_player < 0:
             acts = []
         elif ph == MAIN:
-            acts = self._main_actions(s)
+            acts = self.main_actions(s)
         elif ph == RUSH:
             acts = [L.STOP] + ([L.build(4, self.rush_slot)] if self._rush_ok() else [])
         elif ph == EXCHANGE_PHASE:
@@ -196,13 +190,13 @@ class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
 
     # ================================================================ protocol
     def legal_mask(self) -> np.ndarray:
-        return mask_from_actions(self._legal_list(), self.layout.N)
+        return mask_from_actions(self.legal_list(), self.layout.N)
 
     def _playout_actions(self) -> list[int]:
-        return self._legal_list()  # a random playout needs no sorted array: a third of its time
+        return self.legal_list()  # a random playout needs no sorted array: a third of its time
 
     def legal_actions(self) -> np.ndarray:
-        legal = self._legal_list()
+        legal = self.legal_list()
         cached = self._actions_of
         if cached is not None and cached[0] is legal:   # lists are replaced, never edited
             return cached[1]
@@ -249,24 +243,18 @@ class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
         return self.game.obs_layout.observe(self, seat)
 
     def to_text(self) -> str:
-        from sky_envs.games.sky_towers.text import state_to_text
-
         return state_to_text(self)
 
     def render_text(self) -> str:
-        from sky_envs.games.sky_towers.render import render_text
-
-        return render_text(self, self.game.debug_render)
+        return render.render_text(self, self.game.debug_render)
 
     def sample_consistent(self, seat: int, rng: np.random.Generator) -> SkyTowersState:
-        from sky_envs.games.sky_towers.sampler import sample_consistent
+        return sampler.sample_consistent(self, seat, rng)
 
-        return sample_consistent(self, seat, rng)
-
-    _view_names = ("_pub_view",)
+    _view_names = ("public_obs_view",)
 
     def _views(self) -> None:
-        self._pub_view = flat_view(self._pub)   # single entries of _pub are written through it
+        self.public_obs_view = flat_view(self.public_obs)   # single entries of public_obs are written through it
 
     def clone(self) -> SkyTowersState:
         new = self._shallow_copy()
@@ -283,44 +271,48 @@ class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
         new.known = [[k[:] for k in kt] for kt in self.known]
         new.lacks = [lt[:] for lt in self.lacks]
         new._legal = None if self._legal is None else self._legal[:]
-        new._pub = self._pub.copy()
+        new.public_obs = self.public_obs.copy()
         new._views()
-        new._touched_hand = self._touched_hand[:]
-        new._touched_slot = self._touched_slot[:]
+        new.hand_counts_touched = self.hand_counts_touched[:]
+        new.slots_touched = self.slots_touched[:]
         return new
 
     # =========================================================== explanations
     def action_to_string(self, action: int) -> str:
-        from sky_envs.games.sky_towers import notation
-
         return notation.action_to_string(self, int(action))
 
     def string_to_action(self, text: str) -> int:
-        from sky_envs.games.sky_towers import notation
-
         return notation.string_to_action(self, text)
 
     def describe_action(self, action: int) -> str:
-        L = self.layout
-        kind, v, o, p = L.decode[action]
-        seat = self.current_player if self.current_player >= 0 else self.turn_of
-        if kind == CHAOS:
-            return f"build a {v} on {L.where(p)} of player_{(seat + o) % self.n}'s row"
-        if kind in (EXCHANGE, ASK):
-            return L.describe(action).replace(f"the seat at offset +{o}", f"player_{(seat + o) % self.n}")
-        return L.describe(action)
+        return notation.describe_action(self, action)
 
     def illegal_reason(self, action: int) -> str:
-        from sky_envs.games.sky_towers.explain import illegal_reason
-
-        return illegal_reason(self, action)
+        return explain.illegal_reason(self, action)
 
     # ============================================================ card moves
+    def deal(self, deck: list[int], first: int) -> None:
+        """Set-up: ``deck`` (shuffled, top card last) deals ``HAND_SIZE`` cards to every seat,
+        one at a time from ``first`` on, unseen by the others; ``first`` takes the first turn."""
+        self.deck = deck
+        n = self.n
+        for _ in range(HAND_SIZE):
+            for k in range(n):
+                self._hand_add((first + k) % n, deck.pop(), 0)
+        self.deck_known = [0] * len(deck)
+        self.turn_of = self.current_player = first
+
+    def hands_redealt(self) -> None:
+        """The hands and the deck were changed outside the rules (a determinisation, see
+        ``sampler.py``): forget the legal actions and rewrite every hand in the observation."""
+        self._legal = None
+        self.hands_changed = self.all_seats
+
     def _hand_add(self, o: int, v: int, knowers: int) -> None:
         """Seat ``o`` gains a v; seats in ``knowers`` see which card it is."""
         self.hands[o][v] += 1
         self.hand_size[o] += 1
-        self._touched_hand.append((o, v))
+        self.hand_counts_touched.append((o, v))
         bit = 1 << v
         for t in range(self.n):
             if t != o:
@@ -334,7 +326,7 @@ class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
         """Seat ``o`` loses a v; seats in ``knowers`` see its value, the others do not."""
         self.hands[o][v] -= 1
         self.hand_size[o] -= 1
-        self._touched_hand.append((o, v))
+        self.hand_counts_touched.append((o, v))
         for t in range(self.n):
             if t == o:
                 continue
@@ -368,12 +360,12 @@ class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
             row.insert(0, [v])
             sums.insert(0, v)
             slot = 0
-            self._dirty_row |= 1 << r
+            self.rows_changed |= 1 << r
         else:
             row.append([v])
             sums.append(v)
             slot = len(row) - 1
-        self._touched_slot.append((r, slot))
+        self.slots_touched.append((r, slot))
         if sums[slot] == TARGET:
             self._complete(r, slot, s)
             return True, slot
@@ -383,8 +375,8 @@ class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
         tower = self.rows[r].pop(slot)
         self.sums[r].pop(slot)
         self.piles[r].append(tower)
-        self._dirty_row |= 1 << r
-        self._dirty_score = True  # scores, action card, bonus holders may all change
+        self.rows_changed |= 1 << r
+        self.scores_changed = True  # scores, action card, bonus holders may all change
         d = self.deckinfo
         counts = [0] * 11
         for v in tower:
@@ -423,7 +415,7 @@ class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
         self.rush_slot = self.give_target = -1
         s = self.turn_of
         if self.actions_left > 0:
-            acts = self._main_actions(s)
+            acts = self.main_actions(s)
             if acts:
                 self.current_player = s
                 self._legal = acts
@@ -447,7 +439,7 @@ class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
             if self.turns >= self.game.max_turns:  # truncated: a draw
                 self.current_player = -1
                 return
-            acts = self._main_actions(s)
+            acts = self.main_actions(s)
             if acts:
                 self.current_player = s
                 self._legal = acts
@@ -455,90 +447,137 @@ class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
 
     def apply_unchecked(self, action: int) -> None:
         self._legal = None
-        kind, v, o, p = self.layout.decode[action]
-        ph, s, n = self.phase, self.turn_of, self.n
-        if ph == MAIN:
-            if kind == STOP:
-                self._end_turn()
+        kind, value, offset, place = self.layout.decode[action]
+        phase = self.phase
+        if phase == MAIN:
+            self._main_action(kind, value, offset, place)
+        elif phase == RUSH:
+            self._rush(kind, place)
+        elif phase == EXCHANGE_PHASE:
+            self._exchange(kind, offset)
+        elif phase == GIVE_PHASE:
+            self._give(value)
+        elif phase == PEEK:
+            self._peek(kind)
+        elif phase == ASK_PHASE:
+            self._ask_or_draw(kind, value, offset)
+        elif phase == DISCARD_PHASE:
+            self._discard(value)
+
+    # ======================================================== the decisions
+    def _main_action(self, kind: int, value: int, offset: int, place: int) -> None:
+        """One of the turn seat's actions: draw, take an open card, dismantle, or build (on
+        its own row, or an 8 / 9 on the row of the seat at ``offset``) and open the built
+        card's effect; or stop a final turn."""
+        seat = self.turn_of
+        if kind == STOP:
+            self._end_turn()
+            return
+        self.actions_left -= 1
+        if kind == DRAW:
+            self._draw(seat)
+        elif kind == TAKE:
+            self._take_open(seat, value)
+        elif kind == DISMANTLE:
+            self._dismantle(seat, place)
+        else:  # BUILD or CHAOS
+            row_owner = seat if kind == BUILD else (seat + offset) % self.n
+            completed, slot = self._place(seat, value, row_owner, place)
+            if self._start_effect(seat, value, completed, slot):
                 return
-            self.actions_left -= 1
-            if kind == DRAW:
-                self._draw(s)
-            elif kind == TAKE:
-                self.open[v] -= 1
-                self._dirty_pool = True
-                self._hand_add(s, v, self.all_seats)
-            elif kind == DISMANTLE:
-                tower = self.rows[s].pop(p)
-                self.sums[s].pop(p)
-                for card in tower:
-                    self._hand_add(s, card, self.all_seats)
-                self.action_up[s] = False
-                self._dirty_row |= 1 << s
-                self._dirty_score = True
-            else:  # BUILD or CHAOS
-                r = s if kind == BUILD else (s + o) % n
-                completed, slot = self._place(s, v, r, p)
-                if self._start_effect(s, v, completed, slot):
-                    return
-            self._continue()
-        elif ph == RUSH:
-            if kind == BUILD:
-                completed, slot = self._place(s, 4, s, p)
-                if not completed and self._rush_ok():
-                    self.current_player = s
-                    return
-            self._continue()
-        elif ph == EXCHANGE_PHASE:
-            if kind == EXCHANGE:
-                r = (s + o) % n
-                pick = int(self.rng.integers(self.hand_size[r]))
-                hand = self.hands[r]
-                w = 1
-                while pick >= hand[w]:
-                    pick -= hand[w]
-                    w += 1
-                self._hand_remove(r, w, 1 << s)
-                self._hand_add(s, w, 1 << r)
-                self.phase = GIVE_PHASE
-                self.give_target = r
+        self._continue()
+
+    def _take_open(self, seat: int, value: int) -> None:
+        """``seat`` takes the open card of ``value`` into its hand, in everyone's sight."""
+        self.open[value] -= 1
+        self.pool_changed = True
+        self._hand_add(seat, value, self.all_seats)
+
+    def _dismantle(self, seat: int, slot: int) -> None:
+        """``seat`` takes its tower in ``slot`` back into its hand and turns its action card down."""
+        tower = self.rows[seat].pop(slot)
+        self.sums[seat].pop(slot)
+        for card in tower:
+            self._hand_add(seat, card, self.all_seats)
+        self.action_up[seat] = False
+        self.rows_changed |= 1 << seat
+        self.scores_changed = True
+
+    def _rush(self, kind: int, place: int) -> None:
+        """The 4's rush: another 4 on the rushed tower (the rush goes on while one more fits
+        and the tower is not complete), or stop."""
+        seat = self.turn_of
+        if kind == BUILD:
+            completed, _ = self._place(seat, 4, seat, place)
+            if not completed and self._rush_ok():
+                self.current_player = seat
                 return
-            self._continue()
-        elif ph == GIVE_PHASE:
-            r = self.give_target
-            self._hand_remove(s, v, 1 << r)
-            self._hand_add(r, v, 1 << s)
-            self._continue()
-        elif ph == PEEK:
-            if kind == BOTTOM:
-                self.deck.insert(0, self.deck.pop())
-                self.deck_known.insert(0, self.deck_known.pop())
-            self._continue()
-        elif ph == ASK_PHASE:
-            if kind == DRAW:
-                self._draw(s)
+        self._continue()
+
+    def _exchange(self, kind: int, offset: int) -> None:
+        """The 2's exchange: the turn seat draws a random card from the hand of the seat at
+        ``offset`` (only the two of them see it) and gives one back next; or it declines."""
+        if kind == EXCHANGE:
+            seat = self.turn_of
+            other = (seat + offset) % self.n
+            pick = int(self.rng.integers(self.hand_size[other]))
+            hand = self.hands[other]
+            value = 1
+            while pick >= hand[value]:
+                pick -= hand[value]
+                value += 1
+            self._hand_remove(other, value, 1 << seat)
+            self._hand_add(seat, value, 1 << other)
+            self.phase = GIVE_PHASE
+            self.give_target = other
+            return
+        self._continue()
+
+    def _give(self, value: int) -> None:
+        """The exchange's second half: the turn seat gives a card of ``value`` to its target."""
+        seat, other = self.turn_of, self.give_target
+        self._hand_remove(seat, value, 1 << other)
+        self._hand_add(other, value, 1 << seat)
+        self._continue()
+
+    def _peek(self, kind: int) -> None:
+        """The 3's peek: the deck's top card stays, or goes to the bottom."""
+        if kind == BOTTOM:
+            self.deck.insert(0, self.deck.pop())
+            self.deck_known.insert(0, self.deck_known.pop())
+        self._continue()
+
+    def _ask_or_draw(self, kind: int, value: int, offset: int) -> None:
+        """The 6: draw, or ask the seat at ``offset`` for a ``value``; it hands one over in
+        everyone's sight, or everyone learns it holds none."""
+        seat = self.turn_of
+        if kind == DRAW:
+            self._draw(seat)
+        else:
+            asked = (seat + offset) % self.n
+            if self.hands[asked][value]:
+                self._hand_remove(asked, value, self.all_seats)
+                self._hand_add(seat, value, self.all_seats)
             else:
-                r = (s + o) % n
-                if self.hands[r][v]:
-                    self._hand_remove(r, v, self.all_seats)
-                    self._hand_add(s, v, self.all_seats)
-                else:
-                    bit = 1 << v
-                    for t in range(n):
-                        if t != r:
-                            self.lacks[t][r] |= bit
-            self._continue()
-        elif ph == DISCARD_PHASE:
-            d = self.current_player
-            self._hand_remove(d, v, self.all_seats)
-            self.discards[v] += 1
-            self._dirty_pool = True
-            if self.hand_size[d] <= HAND_SIZE:
-                nxt = self._next_discarder()
-                if nxt < 0:
-                    self._continue()
-                    return
-                self.current_player = nxt
+                bit = 1 << value
+                for knower in range(self.n):
+                    if knower != asked:
+                        self.lacks[knower][asked] |= bit
+        self._continue()
+
+    def _discard(self, value: int) -> None:
+        """The 5's return: the deciding seat discards a ``value``; once it is down to the hand
+        limit the next seat over it decides, and when none is left the turn goes on."""
+        seat = self.current_player
+        self._hand_remove(seat, value, self.all_seats)
+        self.discards[value] += 1
+        self.pool_changed = True
+        if self.hand_size[seat] <= HAND_SIZE:
+            following = self.next_discarder()
+            if following < 0:
+                self._continue()
+                return
+            self.current_player = following
 
     def _start_effect(self, s: int, v: int, completed: bool, slot: int) -> bool:
         """Open the decision phase of the card just built, if it has one; True if opened."""
@@ -560,7 +599,7 @@ class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
                     return True
                 self.rush_slot = -1
         elif v == 5:
-            d = self._next_discarder()
+            d = self.next_discarder()
             if d >= 0:
                 self.phase = DISCARD_PHASE
                 self.current_player = d
@@ -571,7 +610,7 @@ class SkyTowersState(LazilyCopiedRng, KeepsViews, GameState):
         elif v == 7:
             if self.deck:
                 self.open[self.deck.pop()] += 1
-                self._dirty_pool = True
+                self.pool_changed = True
                 self.deck_known.pop()
                 self._deck_emptied()
         return False

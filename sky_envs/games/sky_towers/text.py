@@ -1,4 +1,5 @@
-"""Position text: the full state, hidden parts included, as ``key: value`` lines.
+"""Sky Towers position text: the full state, hidden parts included, as ``key: value`` lines,
+written from a state and read back into one.
 
 Example (2 seats; every field is required except ``known`` and ``lacks``)::
 
@@ -32,14 +33,13 @@ than 5 cards. Every card of the game's deck appears exactly once.
 
 from __future__ import annotations
 
-import numpy as np
+from collections.abc import Callable
+from typing import Any
 
 from sky_envs.core.text import parse_int, position_error, split_position
 from sky_envs.games.sky_towers.deck import BIG_BEN, BONUS_NAMES, KING, LUCKY, PERFECT, ROMANCE, SKY, TRIPLE
-from sky_envs.games.sky_towers.game import MAX_SLOTS
-from sky_envs.games.sky_towers.state import (DISCARD_PHASE, EXCHANGE_PHASE, FINAL_ACTIONS, GIVE_PHASE,
-                                             MAIN, OVER, PEEK, PHASE_NAMES, RUSH, TARGET, TURN_ACTIONS,
-                                             SkyTowersState)
+from sky_envs.games.sky_towers.rules import (DISCARD_PHASE, EXCHANGE_PHASE, FINAL_ACTIONS, GIVE_PHASE, MAIN,
+                                             MAX_SLOTS, OVER, PEEK, PHASE_NAMES, RUSH, TARGET, TURN_ACTIONS)
 
 MAX_SEATS = 4
 KEYS = ("players", "slots", "turns", "turn_of", "phase", "actions", "end", "final", "completed",
@@ -61,7 +61,7 @@ def _hand(counts) -> str:
     return _cards(v for v in range(1, 11) for _ in range(counts[v]))
 
 
-def state_to_text(st: SkyTowersState) -> str:
+def state_to_text(st) -> str:
     n = st.n
     phase = PHASE_NAMES[st.phase]
     if st.phase == RUSH:
@@ -180,7 +180,10 @@ def _knowledge(reader: _Reader, key: str) -> tuple[int | None, list[tuple[int, i
     return lineno, out
 
 
-def parse_state(game, text: str, rng: np.random.Generator | None) -> SkyTowersState:
+def read_position(game, text: str, new_state: Callable[[], Any]):
+    """The position ``text`` describes, filled into the blank state ``new_state()`` gives (a
+    position has too many fields for a constructor); ``ValueError`` naming the line if it is
+    not valid."""
     n, T = game.num_players, game.max_towers
     r = _Reader(text, n)
     players = r.int("players", 2, MAX_SEATS)
@@ -192,7 +195,7 @@ def parse_state(game, text: str, rng: np.random.Generator | None) -> SkyTowersSt
     for key in r.lines.fields:
         if key[-1].isdigit() and int(key[-1]) >= n:
             raise position_error(r.lines.fields[key][0], f"field {key!r} names a seat, but there are only {n}")
-    st = SkyTowersState(game, rng)
+    st = new_state()
     st.turns = r.int("turns", 0, game.max_turns, f"the game is cut at max_turns={game.max_turns}")
     st.turn_of = r.int("turn_of", 0, n - 1)
     # ------------------------------------------------------------ cards
@@ -263,7 +266,7 @@ def parse_state(game, text: str, rng: np.random.Generator | None) -> SkyTowersSt
     return st
 
 
-def _parse_bonuses(r: _Reader, st: SkyTowersState) -> None:
+def _parse_bonuses(r: _Reader, st) -> None:
     lineno, words = r.words("bonuses")
     game = st.game
     expected = [name for b, name in enumerate(BONUS_NAMES) if game.deck.in_play(b)]
@@ -294,7 +297,7 @@ def _parse_bonuses(r: _Reader, st: SkyTowersState) -> None:
             raise position_error(lineno, f"player_{seat} holds {name} but its completed towers do not earn it")
 
 
-def _parse_phase(r: _Reader, st: SkyTowersState) -> None:
+def _parse_phase(r: _Reader, st) -> None:
     n = st.n
     lineno, words = r.words("phase")
     if not words or words[0] not in PHASE_NAMES:
@@ -337,16 +340,15 @@ def _parse_phase(r: _Reader, st: SkyTowersState) -> None:
                                                     f"{pile} in its score pile")
 
 
-def _set_current_player(st: SkyTowersState, r: _Reader) -> None:
+def _set_current_player(st, r: _Reader) -> None:
     if st.phase == OVER:
         st.current_player = -1
     elif st.turns >= st.game.max_turns:
         st.current_player = -1  # truncated
     elif st.phase == DISCARD_PHASE:
-        st.current_player = st._next_discarder()
+        st.current_player = st.next_discarder()
     else:
         st.current_player = st.turn_of
-        if st.phase == MAIN and (st.actions_left == 0 or not st._main_actions(st.turn_of)):
+        if st.phase == MAIN and (st.actions_left == 0 or not st.main_actions(st.turn_of)):
             raise position_error(r.field("phase")[0], f"player_{st.turn_of} has no legal main action "
                                                       f"({st.actions_left} action(s) left): the turn would be over")
-    st._legal = None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sky_envs.games.skybridge.pieces import BRIDGE, KIND_NAMES, ROOF, SUP_B, SUP_R, SUP_S, SUP_T, SUPPLY_NAMES, TALL
+from sky_envs.games.skybridge.pieces import BRIDGE, KIND_NAMES, ROOF, SUP_OF_KIND, SUPPLY_NAMES, TALL
 
 
 def _touch(state, colour: int, i: int, storeys: int) -> str:
@@ -29,7 +29,7 @@ def illegal_reason(state, action: int) -> str:
     if slot >= game.num_slots:
         return f"with {game.num_players} seats each seat has only colour slot 0 (actions < {game.slot_size})"
     colour = game.slot_colour[seat][slot]
-    sup_index = {TALL: SUP_T, ROOF: SUP_R, BRIDGE: SUP_B}.get(kind, SUP_S)
+    sup_index = SUP_OF_KIND[kind]
     if state.supply[seat][slot][sup_index] == 0:
         if game.initial_supply[seat][slot][sup_index] == 0:
             return f"player_{seat} gets no {SUPPLY_NAMES[sup_index]} of colour {colour} in this game"

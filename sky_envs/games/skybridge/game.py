@@ -1,6 +1,9 @@
-"""Skybridge options, board geometry and seat/colour tables (see ``sky_envs/skybridge_v0.py``)."""
+"""The Skybridge game: options, board geometry, seat/colour tables, set-up, and the wiring
+of position texts and pictures into states (documented in ``sky_envs/skybridge_v0.py``)."""
 
 from __future__ import annotations
+
+from functools import partial
 
 import numpy as np
 
@@ -10,7 +13,9 @@ from sky_envs.games.skybridge.pieces import (
     BRIDGE, DIR_DELTAS, NEUTRAL, NUM_COLOURS, ROOF, SHORT, SUP_B, SUP_R, SUP_S, SUP_T, TALL,
 )
 from sky_envs.games.skybridge.observation import NUM_CHANNELS, observation_matrices
+from sky_envs.games.skybridge.render import render_rgb
 from sky_envs.games.skybridge.state import SkybridgeState
+from sky_envs.games.skybridge.text import read_position
 
 VARIANTS = ("seed", "classic")
 REWARDS = ("win", "score")
@@ -141,17 +146,22 @@ class SkybridgeGame(Game):
         self.obs_matrix = observation_matrices(self)
 
     # ------------------------------------------------------------------ setup
+    def batched_games(self, num_envs: int, keep_final_observation: bool = True):
+        """The compiled engine over arrays of games (``batched.py``); None (the reference
+        engine) where one game's arrays would pass ``batched.MAX_STATE_BYTES``."""
+        from sky_envs.games.skybridge.batched import MAX_STATE_BYTES, SkybridgeBatch, state_bytes
+
+        if state_bytes(self) > MAX_STATE_BYTES:
+            return None
+        return SkybridgeBatch(self, num_envs, keep_final_observation)
+
     def new_initial_state(self, rng: np.random.Generator) -> SkybridgeState:
         B = self.num_foundations
         supply = [[list(s) for s in seat] for seat in self.initial_supply]
         return SkybridgeState(self, [[] for _ in range(B)], supply, 0, rng)
 
     def state_from_text(self, text: str, rng: np.random.Generator | None = None) -> SkybridgeState:
-        from sky_envs.games.skybridge.text import state_from_text
-
-        return state_from_text(self, text, rng)
+        return read_position(self, text, partial(SkybridgeState, self, rng=rng))
 
     def render_rgb(self, state: SkybridgeState) -> np.ndarray:
-        from sky_envs.games.skybridge.render import render_rgb
-
         return render_rgb(state)

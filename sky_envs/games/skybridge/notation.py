@@ -15,7 +15,7 @@ import re
 
 from sky_envs.core.state import IllegalActionError
 from sky_envs.core.notation import cell_name, normalise, notation_error, parse_cell
-from sky_envs.games.skybridge.pieces import BRIDGE, NUM_COLOURS, ROOF, SHORT, TALL
+from sky_envs.games.skybridge.pieces import BRIDGE, KIND_NAMES, NUM_COLOURS, ROOF, SHORT, TALL
 
 FORM = ("a piece letter (T tall, S short, R roof, B bridge), a colour digit and a foundation, "
         "such as 'T0b2', or for a bridge two neighbouring foundations, such as 'B1a1-b1'")
@@ -63,3 +63,14 @@ def string_to_action(state, text: str) -> int:
         raise IllegalActionError(f"{text} is illegal: player_{_seat(state)} plays colour(s) "
                                  f"{', '.join(map(str, colours))}, not {colour}")
     return state.check_legal(colours.index(colour) * game.slot_size + offset, text)
+
+
+def describe_action(state, action: int) -> str:
+    """The piece, its colour and where it goes, in words (``colour 0 tall block on b2``)."""
+    slot, kind, target = state.decode(action)
+    colours = state.game.slot_colour[_seat(state)]
+    colour = f"colour {colours[slot]}" if slot < len(colours) else f"slot {slot}"
+    if kind == BRIDGE:
+        a, b, _ = state.game.edges[target]
+        return f"{colour} bridge on {state.where(a)}-{state.where(b)}"
+    return f"{colour} {KIND_NAMES[kind]} on {state.where(target)}"

@@ -17,6 +17,8 @@ KIND_NAMES = {TALL: "tall block", SHORT: "short block", ROOF: "roof", BRIDGE: "b
 SUP_T, SUP_S, SUP_B, SUP_R = 0, 1, 2, 3
 SUPPLY_LETTERS = ("T", "S", "B", "R")
 SUPPLY_NAMES = ("tall blocks", "short blocks", "bridges", "roofs")
+#: the supply entry a piece of each kind comes from
+SUP_OF_KIND = {TALL: SUP_T, SHORT: SUP_S, ROOF: SUP_R, BRIDGE: SUP_B}
 
 DIR_LETTERS = "nesw"
 DIR_DELTAS = ((-1, 0), (0, 1), (1, 0), (0, -1))

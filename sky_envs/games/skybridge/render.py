@@ -1,4 +1,6 @@
-"""An isometric picture of a Skybridge position: every piece a coloured block at its height.
+"""Pictures of a Skybridge position: the text board (``render_text``: a grid of towers, the
+scores, then the position text) and an isometric rgb picture (``render_rgb``): every piece a
+coloured block at its height.
 
 Foundations are drawn as a diamond grid (row 0 at the back-left edge, column 0 at the
 back-right edge), towers as stacks of boxes, each piece in its colour with a dark outline,
@@ -13,8 +15,9 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image, ImageDraw
 
-from sky_envs.core.render import BACKGROUND, EMPTY_CELL, INK, PALETTE, _font
-from sky_envs.games.skybridge.pieces import BRIDGE, DIR_DELTAS, ROOF, piece_storeys
+from sky_envs.core.notation import column_name
+from sky_envs.core.render import BACKGROUND, EMPTY_CELL, INK, PALETTE, default_font
+from sky_envs.games.skybridge.pieces import BRIDGE, DIR_DELTAS, ROOF, piece_storeys, token
 
 HALF_W, HALF_H = 40, 20     # half the width and height of one foundation's diamond
 ROOM = 220                  # pixels above the board for the towers
@@ -26,6 +29,30 @@ GAP = 0.17                  # inset of a tower inside its foundation (in foundat
 def _shade(rgb, factor: float) -> tuple[int, int, int]:
     return tuple(max(0, min(255, int(v * factor))) for v in rgb)
 
+
+def render_text(state) -> str:
+    """The ``ansi`` picture: a grid of towers (height and top piece), scores, then the text."""
+    game = state.game
+    cells = []
+    for i, stack in enumerate(state.stacks):
+        cells.append(f"{state.heights[i]}:{token(stack[-1])}" if stack else ".")
+    width = max(6, *(len(c) for c in cells)) + 1
+    # foundations labelled by their names in the move notation: column letters, rows from 1 at the top
+    header = "    " + "".join(column_name(c).ljust(width) for c in range(game.cols))
+    lines = [f"skybridge ({game.variant}, {game.num_players} seats) heights:top", header.rstrip()]
+    for r in range(game.rows):
+        row = cells[r * game.cols:(r + 1) * game.cols]
+        lines.append((f"{r + 1:<4}" + "".join(c.ljust(width) for c in row)).rstrip())
+    colours = "; ".join(f"player_{s}: {','.join(map(str, cs))}" for s, cs in enumerate(game.slot_colour))
+    lines.append(f"colours {colours}")
+    lines.append(f"scores {state.scores()}")
+    if state.current_player >= 0:
+        lines.append(f"player_{state.current_player} to place")
+    elif state.is_terminal():
+        lines.append(f"game over, winners {state.winners()}")
+    else:
+        lines.append("game over by max_turns (a draw)")
+    return "\n".join(lines) + "\n\n" + state.to_text()
 
 def render_rgb(state) -> np.ndarray:
     game = state.game
@@ -80,7 +107,7 @@ def render_rgb(state) -> np.ndarray:
                     deck = (c + 0.3, c + 0.7, r + 1 - GAP, r + 1 + GAP, base, top, rgb)
                 items.append((r + c + 0.5, base, 1, lambda a=deck: box(*a)))
             base = top
-    font, small = _font(13), _font(12)
+    font, small = default_font(13), default_font(12)
 
     def label(r, c, h, extra) -> None:
         x, y = point(c + 0.5, r + 0.5, h + extra)

@@ -9,6 +9,10 @@ base b occupies bit b), and ``near[i][c]``, the OR of ``occ[j][c]`` over the nei
 features (``observation.py``) are kept up to date the same way.
 The turn counter of ``max_turns`` is the number of pieces on the board (each turn places
 exactly one), so a position text determines the state completely.
+
+A position's text, notation, explanations, observation layout, scoring and pictures live in
+the modules beside this one (``text``, ``notation``, ``explain``, ``observation``, ``rules``,
+``render``); the state's methods of the same names hand over to them.
 """
 
 from __future__ import annotations
@@ -17,15 +21,15 @@ import numpy as np
 
 from sky_envs.core.buffers import KeepsViews, flat_view
 from sky_envs.core.masks import mask_from_bits
+from sky_envs.core.notation import cell_name
 from sky_envs.core.state import GameState, LazilyCopiedRng, win_loss_returns
+from sky_envs.games.skybridge import explain, notation, render
 from sky_envs.games.skybridge.observation import (
     F_BRIDGES, F_HEIGHT, F_LOWEST, F_ONE, F_ROOFED, F_STOREYS, NUM_CHANNELS, NUM_FEATURES, TOP_ROW_VIEWS,
 )
-from sky_envs.games.skybridge.pieces import (
-    BRIDGE, EMPTY, KIND_NAMES, OPPOSITE, ROOF, SHORT, SUP_B, SUP_R, SUP_S, SUP_T, TALL,
-)
-
-_SUP_OF_KIND = {TALL: SUP_T, SHORT: SUP_S, ROOF: SUP_R, BRIDGE: SUP_B}
+from sky_envs.games.skybridge.pieces import BRIDGE, EMPTY, OPPOSITE, ROOF, SHORT, TALL
+from sky_envs.games.skybridge.rules import scores
+from sky_envs.games.skybridge.text import state_to_text
 
 class SkybridgeState(LazilyCopiedRng, KeepsViews, GameState):
     """One Skybridge position (see the module docstring for the representation).
@@ -389,34 +393,19 @@ class SkybridgeState(LazilyCopiedRng, KeepsViews, GameState):
     # ---------------------------------------------------------- explanations
     def where(self, i: int) -> str:
         """Foundation ``i`` by its name in the move notation (``b2``)."""
-        from sky_envs.core.notation import cell_name
-
         return cell_name(*divmod(i, self.game.cols))
 
     def action_to_string(self, action: int) -> str:
-        from sky_envs.games.skybridge import notation
-
         return notation.action_to_string(self, int(action))
 
     def string_to_action(self, text: str) -> int:
-        from sky_envs.games.skybridge import notation
-
         return notation.string_to_action(self, text)
 
     def describe_action(self, action: int) -> str:
-        slot, kind, target = self.decode(action)
-        seat = self.current_player if self.current_player >= 0 else self.to_move
-        colours = self.game.slot_colour[seat]
-        colour = f"colour {colours[slot]}" if slot < len(colours) else f"slot {slot}"
-        if kind == BRIDGE:
-            a, b, _ = self.game.edges[target]
-            return f"{colour} bridge on {self.where(a)}-{self.where(b)}"
-        return f"{colour} {KIND_NAMES[kind]} on {self.where(target)}"
+        return notation.describe_action(self, int(action))
 
     def illegal_reason(self, action: int) -> str:
-        from sky_envs.games.skybridge.explain import illegal_reason
-
-        return illegal_reason(self, int(action))
+        return explain.illegal_reason(self, int(action))
 
     # ------------------------------------------------------------------ end
     def is_terminal(self) -> bool:
@@ -427,42 +416,7 @@ class SkybridgeState(LazilyCopiedRng, KeepsViews, GameState):
 
     def scores(self) -> list[int]:
         """Points per seat by the variant's scoring, for the position as it stands."""
-        game = self.game
-        seat_of = game.colour_seat
-        out = [0] * self.num_players
-        heights, kinds, colours = self.heights, self.top_kind, self.top_colour
-        if not game.classic:
-            for i, kind in enumerate(kinds):
-                if kind == EMPTY or seat_of[colours[i]] < 0:
-                    continue
-                points = heights[i]
-                if kind >= BRIDGE:
-                    j = game.neighbour_at[i][kind - BRIDGE]
-                    if kinds[j] == BRIDGE + OPPOSITE[kind - BRIDGE]:  # the whole bridge is still on top
-                        points *= 2
-                out[seat_of[colours[i]]] += points
-            return out
-        roofer = [seat_of[colours[i]] if kinds[i] == ROOF else -1 for i in range(len(kinds))]
-        for i, seat in enumerate(roofer):
-            if seat >= 0:
-                out[seat] += heights[i]
-        for a, stack in enumerate(self.stacks):
-            for piece in stack:
-                kind = piece & 7
-                if kind - BRIDGE not in (1, 2):  # each bridge once, from its west / north end
-                    continue
-                seat = seat_of[piece >> 3]
-                if seat < 0:
-                    continue
-                b = game.neighbour_at[a][kind - BRIDGE]
-                roofed_a, roofed_b = roofer[a] == seat, roofer[b] == seat
-                if roofed_a and roofed_b:
-                    out[seat] += heights[a] + heights[b]
-                elif roofed_a:
-                    out[seat] += heights[b]
-                elif roofed_b:
-                    out[seat] += heights[a]
-        return out
+        return scores(self.game, self.stacks, self.heights, self.top_kind, self.top_colour)
 
     def winners(self) -> list[int]:
         scores = self.scores()
@@ -498,11 +452,7 @@ class SkybridgeState(LazilyCopiedRng, KeepsViews, GameState):
 
     # ------------------------------------------------------------------ text
     def to_text(self) -> str:
-        from sky_envs.games.skybridge.text import state_to_text
-
         return state_to_text(self)
 
     def render_text(self) -> str:
-        from sky_envs.games.skybridge.text import render_board
-
-        return render_board(self)
+        return render.render_text(self)

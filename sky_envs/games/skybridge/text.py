@@ -1,4 +1,6 @@
-"""Skybridge position text (the notation of ``rules/skybridge.md``) and the ``ansi`` board.
+"""Skybridge position text (the notation of ``rules/skybridge.md``): written from a state,
+read back into a state (built by ``new_state``, the state class the game hands over: this
+module does not import the state).
 
 ::
 
@@ -20,23 +22,20 @@ colour slot in use, and ``to_move: <seat>`` (``to_move: -`` once the game is ove
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
-import numpy as np
-
-from sky_envs.core.notation import column_name
 from sky_envs.core.text import parse_int, position_error
 from sky_envs.games.skybridge.pieces import (
-    BRIDGE, DIR_LETTERS, NUM_COLOURS, OPPOSITE, ROOF, SHORT, SUP_B, SUP_R, SUP_S, SUP_T, SUPPLY_LETTERS,
+    BRIDGE, DIR_LETTERS, NUM_COLOURS, OPPOSITE, ROOF, SHORT, SUP_B, SUP_OF_KIND, SUPPLY_LETTERS,
     SUPPLY_NAMES, TALL, piece_storeys, token,
 )
-from sky_envs.games.skybridge.state import SkybridgeState
 
 _TOKEN = re.compile(r"^([0-9])(T|S|R|B([nesw]))$")
 _KINDS = {"T": TALL, "S": SHORT, "R": ROOF}
-_SUP_OF_KIND = {TALL: SUP_T, SHORT: SUP_S, ROOF: SUP_R}
 
 
-def state_to_text(state: SkybridgeState) -> str:
+def state_to_text(state) -> str:
     game = state.game
     lines = []
     for i, stack in enumerate(state.stacks):
@@ -125,7 +124,10 @@ def _parse_supply(lineno: int, value: str, start: list[int]) -> list[int]:
     return [found[k] for k in SUPPLY_LETTERS]
 
 
-def state_from_text(game, text: str, rng: np.random.Generator | None = None) -> SkybridgeState:
+def read_position(game, text: str, new_state: Callable[..., Any]):
+    """The position ``text`` describes, built by ``new_state(stacks, supply, to_move)``;
+    ``ValueError`` naming the line if it is not valid (or if it says the game is over while a
+    seat can still place)."""
     if not isinstance(text, str):
         raise ValueError(f"a position text must be a str, got {type(text).__name__}")
     B, P = game.num_foundations, game.num_players
@@ -176,7 +178,7 @@ def state_from_text(game, text: str, rng: np.random.Generator | None = None) -> 
         raise position_error(None, "missing line 'to_move: <seat>' (or 'to_move: -' once the game is over)")
     _check_bridges(game, stacks, linenos)
     _check_counts(game, stacks, supply)
-    state = SkybridgeState(game, stacks, supply, max(to_move, 0), rng)
+    state = new_state(stacks, supply, max(to_move, 0))
     if to_move < 0 and state.current_player >= 0:
         raise position_error(None, f"'to_move: -' says the game is over, but player_{state.current_player} can "
                              "still place")
@@ -193,7 +195,7 @@ def _check_counts(game, stacks, supply) -> None:
                 if kind - BRIDGE in (1, 2):  # count each bridge once
                     used[colour][SUP_B] += 1
             else:
-                used[colour][_SUP_OF_KIND[kind]] += 1
+                used[colour][SUP_OF_KIND[kind]] += 1
     for seat, slots in enumerate(supply):
         for slot, sup in enumerate(slots):
             colour = game.slot_colour[seat][slot]
@@ -206,27 +208,3 @@ def _check_counts(game, stacks, supply) -> None:
                 raise position_error(None, f"colour {colour} has {used[colour][k]} {SUPPLY_NAMES[k]} on the board "
                                      f"and in supplies, but this game has only {total} of them")
 
-
-def render_board(state: SkybridgeState) -> str:
-    """The ``ansi`` picture: a grid of towers (height and top piece), scores, then the text."""
-    game = state.game
-    cells = []
-    for i, stack in enumerate(state.stacks):
-        cells.append(f"{state.heights[i]}:{token(stack[-1])}" if stack else ".")
-    width = max(6, *(len(c) for c in cells)) + 1
-    # foundations labelled by their names in the move notation: column letters, rows from 1 at the top
-    header = "    " + "".join(column_name(c).ljust(width) for c in range(game.cols))
-    lines = [f"skybridge ({game.variant}, {game.num_players} seats) heights:top", header.rstrip()]
-    for r in range(game.rows):
-        row = cells[r * game.cols:(r + 1) * game.cols]
-        lines.append((f"{r + 1:<4}" + "".join(c.ljust(width) for c in row)).rstrip())
-    colours = "; ".join(f"player_{s}: {','.join(map(str, cs))}" for s, cs in enumerate(game.slot_colour))
-    lines.append(f"colours {colours}")
-    lines.append(f"scores {state.scores()}")
-    if state.current_player >= 0:
-        lines.append(f"player_{state.current_player} to place")
-    elif state.is_terminal():
-        lines.append(f"game over, winners {state.winners()}")
-    else:
-        lines.append("game over by max_turns (a draw)")
-    return "\n".join(lines) + "\n\n" + state.to_text()

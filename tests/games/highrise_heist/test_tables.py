@@ -63,7 +63,7 @@ def test_swap_recodes_every_stand():
     game = HighriseHeistGame()
     state = game.new_initial_state(np.random.default_rng(0))
     state.apply(game.layout.placement_action({4: 1}))
-    assert state._swap_legal()
+    assert state.swap_legal()
     state.apply(game.layout.swap)
     fresh = game.state_from_text(state.to_text())
     assert cached_facts(state) == cached_facts(fresh)

@@ -49,7 +49,7 @@ def connect(address: str | None = None, token_auth: bool | None = None, num_cpus
         ray.init(address=address, num_cpus=num_cpus if address is None else None, include_dashboard=False,
                  log_to_driver=log_to_driver, configure_logging=False)
     except Exception as error:   # Ray's own errors name neither the variable nor the file
-        if "auth" in f"{type(error).__name__} {error}".lower():
+        if "auth" in f"{error!r} {error.__cause__!r}".lower():
             raise ConnectionError(f"cannot join the Ray cluster at {address!r}: {TOKEN_HELP} ({error})") from error
         raise
     return ray.cluster_resources()

@@ -156,9 +156,10 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         from .cluster import connect
 
         try:
-            connect(args.ray_address)
+            resources = connect(args.ray_address)
         except ConnectionError as error:
             parser.error(str(error))
+        print(f"playing on the Ray cluster at {args.ray_address}: {resources.get('CPU', 0):g} CPUs")
     try:
         with interrupts_as_keyboard():  # SIGTERM too stops the games and their worker processes
             results = round_robin(env_id, options, entries, args.games, seed=args.seed, pairings=pairings,

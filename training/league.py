@@ -128,6 +128,8 @@ class LeagueGame(MultiAgentEnv):
             raise ValueError(f"it is {agent}'s turn, but the actions are for {sorted(action_dict)}")
         self.state.apply(int(action_dict[agent]))
         self.acted.add(seat)
+        if agent.endswith(f"@{MAIN}"):
+            self.games.learner_decisions += 1
 
     def _observe(self, seat: int) -> dict[str, np.ndarray]:
         return {OBSERVATIONS: self.state.observation(seat).astype(np.float32, copy=False),
@@ -196,6 +198,7 @@ class LeagueGames(VectorMultiAgentEnv):
         self.envs = [LeagueGame(self, first_slot + i) for i in range(num_games)]
         self._finished = np.zeros(num_games, dtype=bool)
         self.results: list[tuple[str, float]] = []   # (opponent, the learner's score) of games ended
+        self.learner_decisions = 0                    # module main's actions (RLlib counts observations)
 
     def set_snapshots(self, slots: Sequence[int]) -> None:
         """The snapshot slots that hold a snapshot: the pool's snapshot members from now on."""
@@ -259,7 +262,9 @@ class LeagueGames(VectorMultiAgentEnv):
 class LeagueEnvRunner(MultiAgentEnvRunner):
     """RLlib's ``MultiAgentEnvRunner`` playing :class:`LeagueGames`
     (``config.env_runners(env_runner_cls=LeagueEnvRunner)``; ``env_config`` as there). Its
-    metrics carry the learner's mean score against each pool member under ``league``."""
+    metrics carry, under ``league``, the learner's decisions (``learner_decisions``, summed per
+    iteration: RLlib's module step counts count observations, one more per seat and game) and
+    its mean score against each pool member (``score_vs_<member>``)."""
 
     def __init__(self, config, **kwargs):
         import torch
@@ -294,7 +299,9 @@ class LeagueEnvRunner(MultiAgentEnvRunner):
         if self.env is not None:
             for opponent, score in self.env.results:
                 self.metrics.log_value(("league", f"score_vs_{opponent}"), score, reduce="mean", window=1000)
+            self.metrics.log_value(("league", "learner_decisions"), self.env.learner_decisions, reduce="sum")
             self.env.results.clear()
+            self.env.learner_decisions = 0
         return super().get_metrics()
 
 

@@ -185,12 +185,14 @@ class LeagueRun:
             return self.iterations_done >= self.iterations
         return self.steps_done >= self.config["train"]["timesteps"]
 
-    def _build(self, resume: bool):
+    def _connect(self) -> None:
         from .cluster import connect
 
+        connect(self.address, self.token_auth, log_to_driver=self.num_env_runners > 0)
+
+    def _build(self, resume: bool):
         import torch
 
-        connect(self.address, self.token_auth, log_to_driver=self.num_env_runners > 0)
         torch.set_num_threads(int(self.config["train"]["torch_threads"]))
         # a resumed run plays new games, not the ones the run began with
         seed = int(np.random.SeedSequence([self.seed, self.iterations_done]).generate_state(1)[0] % 2**31)
@@ -208,8 +210,8 @@ class LeagueRun:
 
     def train(self, resume: bool = False, callback=None) -> Path:
         """Train until the stop rule (continuing the run saved in ``run_dir`` with
-        ``resume``); returns ``final.pt``. ``callback(run, result)`` is called after each
-        saved iteration with RLlib's result; ``False`` stops the run there."""
+        ``resume``); returns ``final.pt``. ``callback(run, algorithm, result)`` is called after
+        each saved iteration with RLlib's ``Algorithm`` and result; ``False`` stops the run there."""
         if resume:
             self._load_state()
             self.log(f"resuming {self.env_id} after iteration {self.iterations_done} "
@@ -217,6 +219,7 @@ class LeagueRun:
         elif (self.run_dir / STATE).exists():
             raise ValueError(f"{str(self.run_dir)!r} already holds a run: pass resume=True (--resume) or another folder")
         latest = LATEST in league_modules(self.config["pool"])
+        self._connect()   # before the block: ray.init sets a SIGTERM handler of its own
         with interrupts_as_keyboard():
             algorithm = None
             try:
@@ -231,7 +234,7 @@ class LeagueRun:
                     with deferred_interrupts():
                         self.seconds += time.perf_counter() - started
                         self.iterations_done += 1
-                        self.steps_done += int(runners.get("num_module_steps_sampled", {}).get(MAIN, 0))
+                        self.steps_done += int(runners.get("league", {}).get("learner_decisions", 0))
                         self.env_steps += int(runners.get("num_env_steps_sampled", 0))
                         checkpoint = self.iterations_done % self.snapshot_every == 0
                         check_in = self.eval_every > 0 and self.iterations_done % self.eval_every == 0
@@ -243,7 +246,7 @@ class LeagueRun:
                         evaluate_policy(self.env_id, self.options, path, self.config["eval"], self.seed, self.run_dir,
                                         self.log, stem=f"evaluation_iter{self.iterations_done:06d}",
                                         training_steps=self.steps_done, iterations=self.iterations_done)
-                    if callback is not None and callback(self, result) is False:
+                    if callback is not None and callback(self, algorithm, result) is False:
                         break
                 with deferred_interrupts():
                     final = self._export(algorithm, self.run_dir / "final.pt")
@@ -260,7 +263,8 @@ class LeagueRun:
 
     def _progress_line(self, runners: dict) -> str:
         scores = ", ".join(f"{name.removeprefix('score_vs_')} {float(value):.2f}"
-                           for name, value in sorted(runners.get("league", {}).items()) if np.isfinite(value))
+                           for name, value in sorted(runners.get("league", {}).items())
+                           if name.startswith("score_vs_") and np.isfinite(value))
         return (f"iteration {self.iterations_done}: {self.steps_done:,} learner steps ({self.env_steps:,} env steps), "
                 f"{self.seconds:.0f} s" + (f"; the learner's score vs {scores}" if scores else ""))
 
@@ -279,9 +283,7 @@ class LeagueRun:
     def evaluate(self, policy_path: Path) -> dict:
         """``training.train``'s closing tournament of ``policy_path``, its games as Ray tasks
         on the cluster (joined if this process is not connected yet)."""
-        from .cluster import connect
-
-        connect(self.address, self.token_auth)
+        self._connect()
         return evaluate_policy(self.env_id, self.options, policy_path, self.config["eval"], self.seed, self.run_dir,
                                self.log, cluster=True, training_steps=int(self.steps_done),
                                iterations=self.iterations_done)

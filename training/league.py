@@ -291,10 +291,6 @@ class LeagueEnvRunner(MultiAgentEnvRunner):
         if self.env is not None:
             self.env.set_snapshots(slots)
 
-    def copy_main_to_latest(self) -> None:
-        """Module ``latest`` takes ``main``'s current weights (``pool.learn_from_latest`` false)."""
-        self.module[LATEST].set_state(self.module[MAIN].get_state())
-
     def get_metrics(self):
         if self.env is not None:
             for opponent, score in self.env.results:
@@ -376,6 +372,13 @@ class League:
         self.taken += 1
         self.publish(algorithm, {module: weights})
         return slot
+
+    def refresh_latest(self, algorithm) -> None:
+        """Module ``latest`` (``pool.learn_from_latest`` false) takes ``main``'s current
+        weights, in the learner and in every env runner: before each iteration's sampling."""
+        weights = algorithm.learner_group.get_weights(module_ids=[MAIN])[MAIN]
+        algorithm.learner_group.set_weights({LATEST: weights})
+        self.publish(algorithm, {LATEST: weights})
 
     def publish(self, algorithm, weights: dict | None = None) -> None:
         """Tell every env runner which slots hold snapshots, loading ``weights``

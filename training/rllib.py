@@ -224,22 +224,25 @@ class LeagueRun:
             algorithm = None
             try:
                 algorithm = self._build(resume)
+                iteration_ended = time.perf_counter()
                 while not self._done():
                     if latest:
-                        algorithm.env_runner_group.foreach_env_runner(lambda runner: runner.copy_main_to_latest(),
-                                                                      local_env_runner=True)
+                        self.league.refresh_latest(algorithm)
                     started = time.perf_counter()
                     result = algorithm.train()
                     runners = result["env_runners"]
                     with deferred_interrupts():
                         self.seconds += time.perf_counter() - started
                         self.iterations_done += 1
-                        self.steps_done += int(runners.get("league", {}).get("learner_decisions", 0))
+                        new_steps = int(runners.get("league", {}).get("learner_decisions", 0))
+                        self.steps_done += new_steps
                         self.env_steps += int(runners.get("num_env_steps_sampled", 0))
                         checkpoint = self.iterations_done % self.snapshot_every == 0
                         check_in = self.eval_every > 0 and self.iterations_done % self.eval_every == 0
                         path = self._save(algorithm, checkpoint, check_in)
-                    self.log(self._progress_line(runners))
+                    now = time.perf_counter()   # the whole loop: sampling, update, saves, evaluations
+                    self.log(self._progress_line(runners, new_steps / (now - iteration_ended)))
+                    iteration_ended = now
                     if checkpoint:
                         self._quick_eval(path)
                     if check_in:
@@ -261,12 +264,12 @@ class LeagueRun:
                  f"in {self.seconds:.0f} s; final policy {final}")
         return final
 
-    def _progress_line(self, runners: dict) -> str:
+    def _progress_line(self, runners: dict, rate: float) -> str:
         scores = ", ".join(f"{name.removeprefix('score_vs_')} {float(value):.2f}"
                            for name, value in sorted(runners.get("league", {}).items())
                            if name.startswith("score_vs_") and np.isfinite(value))
         return (f"iteration {self.iterations_done}: {self.steps_done:,} learner steps ({self.env_steps:,} env steps), "
-                f"{self.seconds:.0f} s" + (f"; the learner's score vs {scores}" if scores else ""))
+                f"{rate:,.0f} learner steps/s" + (f"; the learner's score vs {scores}" if scores else ""))
 
     def _quick_eval(self, path: Path) -> dict:
         from sky_envs.agents import PolicyAgent
@@ -356,6 +359,9 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
             with interrupts_as_keyboard():
                 run.evaluate(final)
     except TrainingInterrupted as stop:
+        if (run.run_dir / "final.pt").is_file():   # stopped in the closing tournament: the run is saved
+            print(f"evaluation stopped by {stop}: evaluate {run.run_dir / 'final.pt'} with python -m "
+                  f"{__package__}.evaluate", file=sys.stderr)
         return 128 + stop.signum
     finally:
         ray.shutdown()

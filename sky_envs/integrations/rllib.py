@@ -18,6 +18,8 @@ the Gymnasium view). Needs ``pip install "sky_envs[rllib]"``.
   RLlib's action-masking module (illegal logits pushed to the float minimum). Any spec
   works, ``resnet`` included: no RLlib encoder configuration per game is needed.
 * :func:`export_checkpoint`: the module's weights into a project checkpoint file.
+* :func:`masked_observation_space`: a seat's observation space in that form, for envs of
+  one's own on the State protocol (``training.league`` builds its league games on it).
 """
 
 from __future__ import annotations

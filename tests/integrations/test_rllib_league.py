@@ -130,16 +130,17 @@ def test_the_current_policy_plays_a_frozen_latest_module_when_it_does_not_learn_
 
 
 def test_two_league_iterations_keep_snapshots_frozen_and_export_a_policy_that_plays(rllib, tmp_path, one_torch_thread):
+    # pool.learn_from_latest false: the current policy's extra seats are module latest, a copy
     import ray
     from ray.rllib.core.columns import Columns
 
     import sky_envs
     from sky_envs.agents import make_agent
     from sky_envs.agents.checkpoint import read_checkpoint
-    from training.league import MAIN, snapshot_module
+    from training.league import LATEST, MAIN, snapshot_module
     from training.rllib import LeagueRun
 
-    config = league_config()
+    config = league_config(**{"pool.learn_from_latest": False})
     env_id, options = config["env"]["id"], config["env"]["options"]
     seen = {}
 
@@ -147,13 +148,15 @@ def test_two_league_iterations_keep_snapshots_frozen_and_export_a_policy_that_pl
         if run.iterations_done < 2:
             return
         # slot 0 holds iteration 1's snapshot: bit for bit the exported file, in the learner
-        # and in the env runner, although main has been trained since
+        # and in the env runner, although main has been trained since; so does module latest,
+        # main as iteration 2 began
         _, frozen = read_checkpoint(tmp_path / "checkpoints" / "iter_000001.pt")
-        learner = algorithm.learner_group.get_weights(module_ids=[snapshot_module(0), MAIN])
-        runner = algorithm.env_runner.module[snapshot_module(0)].policy.state_dict()
-        for name, tensor in frozen.items():
-            assert torch.equal(torch.as_tensor(learner[snapshot_module(0)]["policy." + name]), tensor)
-            assert torch.equal(runner[name], tensor)
+        learner = algorithm.learner_group.get_weights(module_ids=[snapshot_module(0), LATEST, MAIN])
+        for module in (snapshot_module(0), LATEST):
+            runner = algorithm.env_runner.module[module].policy.state_dict()
+            for name, tensor in frozen.items():
+                assert torch.equal(torch.as_tensor(learner[module]["policy." + name]), tensor)
+                assert torch.equal(runner[name], tensor)
         assert any(not torch.equal(torch.as_tensor(learner[MAIN]["policy." + name]), tensor)
                    for name, tensor in frozen.items())
         seen["module"] = algorithm.get_module(MAIN)

@@ -3,6 +3,8 @@ batched inside the env runner, frozen snapshot modules that are never trained, t
 policy, and resume; the Ray runs are local and short (a real two-node cluster is in
 test_rllib_cluster.py)."""
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -164,11 +166,13 @@ def test_two_league_iterations_keep_snapshots_frozen_and_export_a_policy_that_pl
 
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
     try:
-        run = LeagueRun(config, tmp_path, iterations=2, snapshot_every=1, log=lambda line: None)
+        run = LeagueRun(config, tmp_path, iterations=2, snapshot_every=1, eval_every=2, log=lambda line: None)
         final = run.train(callback=check)
     finally:
         ray.shutdown()
     assert seen["snapshots"] == [0, 1] and run.iterations_done == 2 and run.steps_done > 0
+    check_in = json.loads((tmp_path / "evaluation_iter000002.json").read_text())   # --eval-every 2
+    assert check_in["policy"].endswith("iter_000002.pt") and check_in["pairings"][0]["games"] == 2
     agent = make_agent(str(final), env_id=env_id, env_options=options)
     assert agent.metadata["training"]["iterations"] == 2 and agent.metadata["network"]["hidden"] == [32]
     # the exported network is module main's: the same logits on the legal actions, a whole legal game
@@ -196,8 +200,6 @@ def test_two_league_iterations_keep_snapshots_frozen_and_export_a_policy_that_pl
 
 @pytest.mark.slow
 def test_an_interrupted_and_resumed_run_ends_like_an_uninterrupted_one(rllib, tmp_path, one_torch_thread):
-    import json
-
     import ray
 
     from training.rllib import LeagueRun

@@ -194,7 +194,8 @@ def ladder_markdown(ladder: dict, picture: str) -> str:
              "| agent | rating | 95% interval |", "|---|---:|---|"]
     for name, r in ladder["ratings"].items():
         lines.append(f"| {name} | {r['rating']:.0f} | [{r['ci95'][0]:.0f}, {r['ci95'][1]:.0f}] |")
-    lines += ["", "| pairing | W | D | L | score | 95% interval | fit | seconds a game |", "|---|---:|---:|---:|---:|---|---:|---:|"]
+    lines += ["", "| pairing | W | D | L | score | 95% interval | fit | seconds a game |",
+              "|---|---:|---:|---:|---:|---|---:|---:|"]
     for p in ladder["pairings"]:
         if not p["games"]:
             lines.append(f"| {p['a']} vs {p['b']} | | | | | | | not played yet |")
@@ -286,7 +287,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     if not known:
         write_journal_header(journal, header)
-    previous = json.loads((out / f"{STEM}.json").read_text()) if args.resume and (out / f"{STEM}.json").is_file() else {}
+    saved = out / f"{STEM}.json"
+    previous = json.loads(saved.read_text()) if args.resume and saved.is_file() else {}
     timing = previous.get("timing", {}) if previous.get("seed") == args.seed else {}
     command = f"{parser.prog} " + shlex.join(sys.argv[1:] if argv is None else argv)
     pairings = ladder_pairings(agents, args.reach)

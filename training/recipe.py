@@ -183,8 +183,9 @@ def selected(steps: list[Step], recipe: Recipe, first: int, last: int, done: set
     return keep
 
 
-def describe(recipe: Recipe, steps: list[Step], run_dir: Path, scale: float, done: set[str]) -> str:
-    """The plan as ``--dry-run`` prints it."""
+def describe(recipe: Recipe, steps: list[Step], run_dir: Path, scale: float, done: set[str],
+             seconds: dict[str, float] | None = None) -> str:
+    """The plan as ``--dry-run`` prints it (with a run's ``seconds``: what each step took)."""
     lines = [f"recipe of {recipe.env_id} ({shown(recipe.source)}), run folder {run_dir}"
              + (f", budgets x {scale:g}" if scale != 1 else "") + ":"]
     total = 0.0
@@ -202,7 +203,9 @@ def describe(recipe: Recipe, steps: list[Step], run_dir: Path, scale: float, don
         else:
             lines.append(f"  {step.key}" + (" (seconds)" if step.key.startswith("ship") else ""))
         state = "done" if step.key in done else ("started" if step.started and step.started.exists() else "")
-        lines.append(f"      {step.command(resume=state == 'started')}" + (f"   [{state}]" if state else ""))
+        if state and (seconds or {}).get(step.key):
+            state += f" in {minutes(seconds[step.key])}" if state == "done" else f", {minutes(seconds[step.key])} so far"
+        lines.append(f"      {step.command(resume=state.startswith('started'))}" + (f"   [{state}]" if state else ""))
     lines.append(f"training: {minutes(total)} here, measured when the shipped agent was trained (2-core machine "
                  "shared with other work); the reports' games come on top")
     return "\n".join(lines)
@@ -270,7 +273,8 @@ def new_run(recipe: Recipe, run_dir: Path, scale: float, command: str) -> dict:
     for number, stage in enumerate(recipe.stages, 1):
         text = (f"# stage {number} of {recipe.source}: {stage.config} with its budget and inputs filled in\n"
                 + yaml.safe_dump(stage_config(recipe, number, run_dir, scale), sort_keys=False))
-        atomic_write(stage_folder(run_dir, number, stage) / "config.yaml", lambda handle, t=text: handle.write(t.encode()))
+        path = stage_folder(run_dir, number, stage) / "config.yaml"
+        atomic_write(path, lambda handle, t=text: handle.write(t.encode()))
     write_state(run_dir, state)
     return state
 
@@ -345,7 +349,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     except ValueError as error:
         parser.error(str(error))
     if args.dry_run:
-        print(describe(recipe, steps, run_dir, scale, set(state["done"])))
+        print(describe(recipe, steps, run_dir, scale, set(state["done"]), state.get("seconds")))
         return 0
     try:
         with interrupts_as_keyboard():   # SIGTERM between steps stops the run like Ctrl-C

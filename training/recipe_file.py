@@ -255,11 +255,5 @@ def format_settings(settings: dict) -> str:
                      for key, value in settings.items())
 
 
-def report_agent_names(report: Report) -> list[str]:
-    """The names training.evaluate gives the report's agents (the shipped file: its stem)."""
-    stem = SHIPPED_NAME.removesuffix(".pt")
-    return [spec.replace(SHIPPED_NAME, stem) for spec in report.agents]
-
-
 __all__ = ["RECIPE", "Recipe", "Report", "SHIPPED_NAME", "SHIP_OPTIONS", "Stage", "config_path", "load_recipe",
            "recipe_from_dict", "recipe_path", "report_agent_names"]

@@ -32,9 +32,12 @@ atomically after every step.
 still runs at least one rollout or iteration): a smoke test of the whole chain. A rerun with
 the same recipe and scale on the same machine gives the same weights bit for bit wherever the
 learner is deterministic: expert iteration and PPO with ``train.processes: 1`` and
-``train.torch_threads: 1`` (every recipe's setting), uninterrupted, or interrupted only between
-stages or inside expert-iteration stages. Checkpoint files still differ in their metadata (the
-command, the wall-clock seconds).
+``train.torch_threads: 1`` (every recipe's setting; tested), uninterrupted, or interrupted only
+between stages or inside expert-iteration stages. Not promised: a PPO stage resumed from inside
+(new games after the stop), and several torch threads or worker processes (a tiny recipe
+reran bit for bit with two of either, but threaded sums need not keep their order on larger
+networks). Checkpoint files still differ in their metadata (the command, the wall-clock
+seconds).
 """
 
 from __future__ import annotations

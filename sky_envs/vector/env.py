@@ -35,7 +35,8 @@ class Batch:
     * ``terminated`` / ``truncated`` ``(N,)`` bool: this step ended the game in that slot by
       its rules / at ``max_turns``; the slot already holds the next game
     * ``final_observation`` ``(N, *observation_shape)`` float32 or None: where a game ended,
-      its last position seen by ``final_player`` (None when the env keeps none)
+      its last position seen by ``final_player``, or by the seat :meth:`VectorEnv.step`'s
+      ``final_observer`` names (None when the env keeps none)
     * ``final_player`` ``(N,)`` int32: where a game ended, the seat whose action ended it, else -1
     """
 
@@ -122,12 +123,16 @@ class VectorEnv:
         self._ready = True
         return self._batch
 
-    def step(self, actions: Any, where: Any = None) -> Batch:
+    def step(self, actions: Any, where: Any = None, final_observer: Any = None) -> Batch:
         """Play one action per slot: ``actions`` an ``(N,)`` integer array of legal actions.
 
         ``where`` (``(N,)`` bool, default all): only those slots move; the others keep their
         position, their actions are not read, and their rewards and ends read zero and
         False (turn-based self-play moves the slots that wait on one player at a time).
+
+        ``final_observer`` (``(N,)`` integers, default all -1): where this step ends the game
+        in a slot, the seat whose view ``final_observation`` is, -1 for the mover's (a
+        learner playing one seat needs its own view of a game an opponent ended).
 
         ``IllegalActionError`` (a ``ValueError``) names the first slot whose action is out of
         range or illegal, and why; a wrong shape or dtype is a ``ValueError``. Either way no
@@ -136,6 +141,7 @@ class VectorEnv:
             raise RuntimeError("reset() needs to be called before step()")
         active = self._all_slots if where is None else self._check_where(where)
         actions = self._check_actions(actions, active)
+        self.engine.final_observer[:] = -1 if final_observer is None else self._check_final_observer(final_observer)
         next_seeds = self._seeds(self._games_started + 1)
         self.engine.step(actions, next_seeds, active)
         ended = self.engine.terminated | self.engine.truncated
@@ -189,6 +195,15 @@ class VectorEnv:
         if array.shape != (self.num_envs,) or array.dtype != bool:
             raise ValueError(f"where must be a bool array of shape ({self.num_envs},), got dtype {array.dtype} "
                              f"and shape {array.shape}")
+        return array
+
+    def _check_final_observer(self, final_observer: Any) -> np.ndarray:
+        array = np.asarray(final_observer)
+        if array.shape != (self.num_envs,) or array.dtype.kind not in "iu":
+            raise ValueError(f"final_observer must be an integer array of shape ({self.num_envs},), got dtype "
+                             f"{array.dtype} and shape {array.shape}")
+        if self.num_envs and (array.min() < -1 or array.max() >= self.num_players):
+            raise ValueError(f"final_observer must hold seats 0..{self.num_players - 1} or -1 (the mover)")
         return array
 
     def _check_actions(self, actions: Any, active: np.ndarray) -> np.ndarray:

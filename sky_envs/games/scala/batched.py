@@ -183,7 +183,7 @@ def _restart(slot, stones, current_player, plies, connected, last_action, observ
 @njit(cache=True)
 def _step(actions, active, stones, current_player, plies, connected, last_action,
           observation, mask, rewards, terminated, truncated, final_observation, keep_final, final_player,
-          bases, mover_loses, max_turns, start_stones, start_seat, start_connected, start_actions,
+          final_observer, bases, mover_loses, max_turns, start_stones, start_seat, start_connected, start_actions,
           start_observation, scratch, groups):
     """``ScalaBatch.step`` in one call: every active slot plays its action, ended games are
     recorded and replaced by the template game."""
@@ -213,7 +213,8 @@ def _step(actions, active, stones, current_player, plies, connected, last_action
             truncated[i] = True
         final_player[i] = colour
         if keep_final:
-            _observe_stones(final_observation[i], bases, colour, stones[i], 0, 0, True)
+            seen_by = colour if final_observer[i] < 0 else np.int64(final_observer[i])
+            _observe_stones(final_observation[i], bases, seen_by, stones[i], 0, 0, True)
         _restart(i, stones, current_player, plies, connected, last_action, observation, mask,
                  start_stones, start_seat, start_connected, start_actions, start_observation)
 
@@ -259,7 +260,7 @@ class ScalaBatch(BatchedGames):
     def step(self, actions: np.ndarray, next_seeds: np.ndarray, active: np.ndarray) -> None:
         _step(actions, active, self.stones, self.current_player, self.plies, self.connected, self.last_action,
               self._observation, self.action_mask, self.rewards, self.terminated, self.truncated,
-              self._final_observation, self.final_observation is not None, self.final_player,
+              self._final_observation, self.final_observation is not None, self.final_player, self.final_observer,
               self._bases, self._mover_loses, self.game.max_turns, self._start_stones, self._start_seat,
               self._start_connected, self._start_actions, self._start_observation, self._scratch, self._groups)
 

@@ -34,8 +34,8 @@ from sky_envs.core.batched import BatchedGames
 from sky_envs.core.boards import LINE_DIRECTIONS
 from sky_envs.core.numpy_random import NO_REFCOUNT_COMPILE, STATE_WORDS, choice_without_replacement, integers, permutation, seed_default_rng
 from sky_envs.games.sky_scrapers.board import board_for
-from sky_envs.games.sky_scrapers.game import standard_colours
-from sky_envs.games.sky_scrapers.state import CHOOSE, MOVE, PHASE_INDEX, PLACE, SkyScrapersState
+from sky_envs.games.sky_scrapers.rules import CHOOSE, MOVE, PHASE_INDEX, PLACE, standard_colours
+from sky_envs.games.sky_scrapers.state import SkyScrapersState
 
 _MOVE, _PLACE, _CHOOSE = PHASE_INDEX[MOVE], PHASE_INDEX[PLACE], PHASE_INDEX[CHOOSE]
 PHASES = {index: name for name, index in PHASE_INDEX.items()}
@@ -326,8 +326,8 @@ def _reset_kernel(seeds, heights, tops, cells, full, seat_colours, tiles_left, p
 @njit(**NO_REFCOUNT_COMPILE)
 def _step_kernel(actions, next_seeds, active, heights, tops, cells, full, seat_colours, tiles_left, phase,
                  first_mover, turns, current_player, observation, action_mask, rewards, terminated, truncated,
-                 final_player, final_observation, keep_final, fixed_cells, standard_tops, reach, directions, setup,
-                 bitgen, work):
+                 final_player, final_observation, keep_final, final_observer, fixed_cells, standard_tops, reach,
+                 directions, setup, bitgen, work):
     """Play ``actions`` in the active slots (``SkyScrapersState.apply_unchecked``), settle
     each turn, record ended games and start the next ones; the first slot whose new game
     has no first decision, or -1."""
@@ -378,7 +378,9 @@ def _step_kernel(actions, next_seeds, active, heights, tops, cells, full, seat_c
                 truncated[slot] = True
             final_player[slot] = seat
             if keep_final:
-                _observe(final_observation[slot], seat, slot_heights, slot_tops, slot_cells, colours, left, phase[slot])
+                seen_by = seat if final_observer[slot] < 0 else final_observer[slot]
+                _observe(final_observation[slot], seen_by, slot_heights, slot_tops, slot_cells, colours, left,
+                         phase[slot])
             nxt = _begin(slot, next_seeds[slot], heights, tops, cells, full, seat_colours, tiles_left, phase,
                          first_mover, turns, action_mask, fixed_cells, standard_tops, reach, directions, setup, bitgen,
                          work)
@@ -460,7 +462,7 @@ class SkyScrapersBatch(BatchedGames):
                               np.asarray(active, dtype=bool), *self._position_arrays(), self.current_player,
                               self._observation_rows, self.action_mask, self.rewards, self.terminated, self.truncated,
                               self.final_player, self._final_rows, self.final_observation is not None,
-                              self._fixed_cells, self._standard_tops, self._reach, self._directions, self._setup,
+                              self.final_observer, self._fixed_cells, self._standard_tops, self._reach, self._directions, self._setup,
                               self._bitgen, self._work)
         self._check_started(failed, next_seeds)
 

@@ -331,7 +331,7 @@ def _reset(s, tables, z, o):
 
 
 @njit(cache=True)
-def _step(s, tables, z, o, actions, next_seeds, active, seeds):
+def _step(s, tables, z, o, actions, next_seeds, active, seeds, final_observer):
     """``BatchedGames.step`` for every slot (see ``core/batched.py``); ``seeds[n]`` becomes
     ``next_seeds[n]`` where a new game starts."""
     height, top, counts, bridges, near, log, log_len, supply, pieces = s
@@ -376,7 +376,8 @@ def _step(s, tables, z, o, actions, next_seeds, active, seeds):
             truncated[n] = True
         final_player[n] = mover
         if z.keep_final:
-            _write_observation(height, top, counts, bridges, supply, colour_rank, colour_seat, z, n, mover, low,
+            seen_by = mover if final_observer[n] < 0 else final_observer[n]
+            _write_observation(height, top, counts, bridges, supply, colour_rank, colour_seat, z, n, seen_by, low,
                                final_observation, n)
         _new_game(s, tables, z, o, n, bridge_edges)
         seeds[n] = next_seeds[n]
@@ -486,7 +487,8 @@ class SkybridgeBatch(BatchedGames):
         _reset(self.slots, self.tables, self.sizes, self.outputs)
 
     def step(self, actions: np.ndarray, next_seeds: np.ndarray, active: np.ndarray) -> None:
-        _step(self.slots, self.tables, self.sizes, self.outputs, actions, next_seeds, active, self.seeds)
+        _step(self.slots, self.tables, self.sizes, self.outputs, actions, next_seeds, active, self.seeds,
+              self.final_observer)
 
     def set_state(self, slot: int, state: SkybridgeState) -> None:
         if state.game.env_id != self.game.env_id or state.game.options() != self.game.options():

@@ -170,7 +170,9 @@ def write_picture(ladder: dict, path: Path) -> Path:
     axis.axvline(0, color="black", linewidth=0.8)
     axis.set_xlabel(f"rating (Elo scale, {ladder['anchor']} = 0), 95% interval")
     games = sorted({p["games"] for p in ladder["pairings"] if p["games"]})
-    axis.set_title(f"{ladder['env_id']}: ladder ratings ({'/'.join(map(str, games)) or 0} games per pairing)")
+    per_pairing = f"{'/'.join(map(str, games)) or 0} games per pairing" + ("" if ladder.get("complete")
+                                                                          else ", not finished")
+    axis.set_title(f"{ladder['env_id']}: ladder ratings ({per_pairing})", fontsize=11)
     axis.grid(axis="x", alpha=0.3)
     figure.tight_layout()
     atomic_write(path, lambda handle: figure.savefig(handle, format="png"))
@@ -178,13 +180,23 @@ def write_picture(ladder: dict, path: Path) -> Path:
     return path
 
 
+def unfinished_words(ladder: dict) -> str:
+    """What the docs say of a ladder that stopped before its last round: which pairings and
+    agents still wait for games, and the command that plays them."""
+    waiting = [p for p in ladder["pairings"] if not p["games"]]
+    unrated = [a for a in ladder["agents"] if a not in ladder["ratings"]]
+    command = ladder.get("command") or f"python -m training.ladder {ladder['env_id']}"
+    return (f" **Not finished**: {len(waiting)} of {len(ladder['pairings'])} pairings have no games yet"
+            + (f" ({', '.join(f'`{a}`' for a in unrated)} not rated at all)" if unrated else "")
+            + f", and the ratings are those of the games so far; `{command} --resume` plays the rest.")
+
+
 def ladder_markdown(ladder: dict, picture: str) -> str:
     """The ladder as the docs show it: its picture, the ratings table, the pairings."""
     seats = ladder["seats"]
     versus = "against one copy of b" if seats == 2 else f"in one seat against {seats - 1} copies of b"
-    games = sorted({p["games"] for p in ladder["pairings"]})
-    state = "" if ladder.get("complete") else (" **Not finished**: the pairings without games are still to be "
-                                               "played, and the ratings are those of the games so far.")
+    games = sorted({p["games"] for p in ladder["pairings"] if p["games"]})
+    state = "" if ladder.get("complete") else unfinished_words(ladder)
     lines = [f"Every agent plays the next {ladder.get('reach', REACH)} in the row below "
              f"({', '.join(f'`{a}`' for a in ladder['agents'])}; weakest expected first), "
              f"{' or '.join(map(str, games))} games per pairing, seats rotating (seed {ladder.get('seed', 0)}). "

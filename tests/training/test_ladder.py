@@ -128,6 +128,11 @@ def test_a_stopped_ladder_resumes_to_the_same_ratings(tmp_path):
     watcher.join()
     partial = json.loads((stopped / "ladder.json").read_text())
     assert not partial["complete"]
+    # the docs say so, name what waits for games and the command that plays it
+    text = ladder.ladder_markdown(partial, "ladder.png")
+    waiting = [p for p in partial["pairings"] if not p["games"]]
+    assert waiting and f"**Not finished**: {len(waiting)} of {len(partial['pairings'])} pairings" in text
+    assert "not played yet" in text and "--resume` plays the rest" in text
     assert run_ladder(stopped, "--games", "3", "--resume") == 0
     first, second = (json.loads((d / "ladder.json").read_text()) for d in (whole, stopped))
     assert second["ratings"] == first["ratings"]

@@ -17,6 +17,7 @@ import yaml
 
 from sky_envs.agents.checkpoint import read_checkpoint, weights_digest
 from tests import REPO_ROOT
+from tests.integrations.ray_cluster_support import two_node_cluster
 from tests.training.training_support import SMALL_NETWORK
 from training import recipe as recipe_module
 from training.config import load_config
@@ -248,39 +249,15 @@ def test_a_run_stopped_inside_a_stage_resumes_where_it_stopped(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_tiny_recipe_runs_its_steps_as_tasks_on_a_ray_cluster(tiny_run, tmp_path, monkeypatch):
-    """A real cluster, started with Ray's CLI on loopback with token authentication (a token
-    of its own): the tiny recipe's steps run there as Ray tasks and give the weights of a run
-    in this process. The head is stopped by ending its own ``ray start --block`` process."""
-    import secrets
-    import shutil
-    import socket
-    import tempfile
-
+def test_a_tiny_recipe_runs_its_steps_as_tasks_on_a_ray_cluster(tiny_run, tmp_path):
+    """A real two-node cluster, started with Ray's CLI on loopback with token authentication
+    (tests/integrations/ray_cluster_support.py): the tiny recipe's steps run there as Ray
+    tasks and give the weights of a run in this process."""
     recipe, local = tiny_run
-    token = tmp_path / "token"
-    token.write_text(secrets.token_hex(32))
-    monkeypatch.setenv("RAY_AUTH_MODE", "token")
-    monkeypatch.setenv("RAY_AUTH_TOKEN_PATH", str(token))
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")   # short: Ray's socket paths have a length limit
-    head = subprocess.Popen(["ray", "start", "--head", "--block", "--port", str(port), "--node-ip-address", "127.0.0.1",
-                             "--temp-dir", temp, "--num-cpus", "1", "--include-dashboard", "false",
-                             "--disable-usage-stats"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    address = f"127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 180
-        while subprocess.run(["ray", "health-check", "--address", address], capture_output=True).returncode:
-            assert time.monotonic() < deadline and head.poll() is None, "the Ray head did not start"
-            time.sleep(2)
+    with two_node_cluster() as (address, env):
         run_dir = tmp_path / "run"   # the driver in a process of its own: Ray reads RAY_AUTH_MODE when imported
         done = subprocess.run([sys.executable, "-m", "training.recipe", str(recipe), "--run-dir", str(run_dir),
-                               "--address", address, "--no-progress"], cwd=REPO_ROOT, capture_output=True, text=True)
-        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-        assert digests(run_dir) == digests(local)
-    finally:
-        head.terminate()
-        head.wait(timeout=120)
-        shutil.rmtree(temp, ignore_errors=True)
+                               "--address", address, "--no-progress"], cwd=REPO_ROOT, env=env, capture_output=True,
+                              text=True)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert digests(run_dir) == digests(local)

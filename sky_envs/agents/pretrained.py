@@ -1,6 +1,7 @@
 """The shipped agents: the agent spec ``pretrained`` is the network shipped for the env in
 question (``checkpoints/<env_id>/policy.pt``), ``pretrained@N`` PUCT search with N
-simulations guided by it, like ``policy.pt@N``.
+simulations guided by it, like ``policy.pt@N``, and ``pretrained@N+gumbel`` the same with
+the Gumbel root.
 
 The checkpoints are found in the clone's ``checkpoints/`` folder (a checkout, installed
 editable or not) or, in an installed wheel, in ``sky_envs/checkpoints/``; the default

@@ -47,7 +47,8 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
       the defaults);
     * a :class:`Checkpoint` already loaded (:func:`open_checkpoint`): the same agents, sharing
       its network and game (``env_id`` and ``env_options`` were checked when it was opened);
-    * ``"pretrained"`` (``"pretrained@N"``): the checkpoint shipped for ``env_id``, as a path;
+    * ``"pretrained"`` (``"pretrained@N"``): the checkpoint shipped for ``env_id`` that plays
+      ``env_options``, as a path;
     * an :class:`Agent`, returned as it is.
     """
     if isinstance(spec, Agent):
@@ -68,7 +69,7 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
     if base == "pretrained":  # the network shipped for env_id (sky_envs.agents.pretrained)
         from sky_envs.agents.pretrained import pretrained_path
 
-        base = str(pretrained_path(env_id))
+        base = str(pretrained_path(env_id, env_options))
     if base in BASELINES:
         if search is not None:
             if base not in BUDGETS:

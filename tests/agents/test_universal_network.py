@@ -262,3 +262,17 @@ def test_a_run_over_mixed_boards_trains_records_its_ranges_and_resumes_exactly(t
 def test_a_mixture_is_validated_with_clear_errors(change, message):
     with pytest.raises(ValueError, match=message):
         load_config(None, **{**MIXED, **change})
+
+
+def test_shipping_can_widen_the_ranges_a_network_covers(tmp_path):
+    from training.ship import main as ship_main
+
+    source = universal_checkpoint(tmp_path / "universal.pt")
+    wider = {**RANGES, "rows": {"min": 4, "max": 12}, "cols": {"min": 4, "max": 12}}
+    assert ship_main([str(source), str(tmp_path / "shipped.pt"), "--positions", "5", "--weights-dtype", "float16",
+                      "--option-ranges", json.dumps(wider)]) == 0
+    eleven = {"board": "random", "rows": 11, "cols": 11, "positioning": "random"}
+    with pytest.raises(CheckpointError, match="outside the range"):
+        load_checkpoint(source, env_id="sky_scrapers_v0", env_options=eleven)
+    _, metadata = load_checkpoint(tmp_path / "shipped.pt", env_id="sky_scrapers_v0", env_options=eleven)
+    assert metadata["option_ranges"] == wider

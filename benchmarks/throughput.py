@@ -17,6 +17,10 @@ Per env (default options) it reports:
   slices (``--slices``, whole games each), so that both meet the same machine: the
   machine's speed drifts by tens of percent within seconds (other jobs, clock speed), and
   a ratio of two back-to-back one-second measurements moved by tens of percent between rounds.
+* ``user steps/s``: the same loop with the player a user writes, as PettingZoo's docs do
+  (``np.flatnonzero(observation["action_mask"])``, then ``rng.choice`` among them), for
+  connect_four_v3 and every env; ``x c4`` beside it is that loop's ratio. This is the
+  figure a user meets: the int8 mask scan and the draw are part of every step.
 * ``raw dec/s``: decisions per second of random play on the State API alone (the mover's
   ``observation``, ``legal_actions``, then ``apply``; a new game when one ends): what search
   agents and evaluation tournaments spend their time in. OpenSpiel's C++ ``connect_four``
@@ -64,12 +68,25 @@ def random_step(env, rng: np.random.Generator) -> None:
     env.step(action)
 
 
+def user_step(env, rng: np.random.Generator) -> None:
+    """One step of random play as a user writes it (PettingZoo's docs): ``np.flatnonzero``
+    over the int8 action mask and ``rng.choice`` among the legal actions."""
+    observation, _, terminated, truncated, _ = env.last()
+    if terminated or truncated:
+        action = None
+    else:
+        action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+    env.step(action)
+
+
 class RandomPlay:
     """Random play through one env's AEC loop that can stop and go on: ``play(seconds)``
     plays whole games (resetting after each) for at least ``seconds`` of CPU time, and
-    ``rate`` is the steps per CPU second over every call so far."""
+    ``rate`` is the steps per CPU second over every call so far. ``step``: how the mover
+    picks (:func:`random_step`, the benchmark's own player, or :func:`user_step`)."""
 
-    def __init__(self, make_env, seed: int = 0):
+    def __init__(self, make_env, seed: int = 0, step=random_step):
+        self.step = step
         self.env = make_env()
         self.rng = np.random.default_rng(seed)
         self.env.reset(seed=seed)
@@ -77,13 +94,13 @@ class RandomPlay:
         self.seconds = 0.0
 
     def play(self, seconds: float) -> None:
-        env, rng = self.env, self.rng
+        env, rng, step = self.env, self.rng, self.step
         steps = 0
         start = clock()
         deadline = start + seconds
         while True:
             for _ in env.agent_iter():
-                random_step(env, rng)
+                step(env, rng)
                 steps += 1
             env.reset()
             if clock() >= deadline:
@@ -103,10 +120,11 @@ def env_steps_per_second(make_env, seconds: float, seed: int = 0) -> float:
     return player.rate
 
 
-def paired_rates(make_baseline, make_env, seconds: float, slices: int) -> tuple[float, float]:
+def paired_rates(make_baseline, make_env, seconds: float, slices: int, step=random_step) -> tuple[float, float]:
     """Steps/s of the baseline (``seconds / 2`` of play) and of the env (``seconds``), the
-    two taking turns in ``slices`` slices so that both meet the same machine."""
-    baseline, player = RandomPlay(make_baseline), RandomPlay(make_env)
+    two taking turns in ``slices`` slices so that both meet the same machine, both played
+    by ``step``."""
+    baseline, player = RandomPlay(make_baseline, step=step), RandomPlay(make_env, step=step)
     for _ in range(slices):
         baseline.play(seconds / 2 / slices)
         player.play(seconds / slices)
@@ -140,13 +158,21 @@ def open_spiel_decisions_per_second(seconds: float, seed: int = 0) -> float | No
     start = clock()
     deadline = start + seconds
     while clock() < deadline:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            np.asarray(state.observation_tensor(), dtype=np.float32)
-            legal = state.legal_actions()
-            state.apply_action(legal[int(rng.random() * len(legal))])
-            decisions += 1
+        decisions += open_spiel_game(game, rng)
     return decisions / (clock() - start)
+
+
+def open_spiel_game(game, rng: np.random.Generator) -> int:
+    """One random game of an OpenSpiel game through the raw loop (``observation_tensor``,
+    ``legal_actions``, ``apply_action``); the decisions it took."""
+    state = game.new_initial_state()
+    decisions = 0
+    while not state.is_terminal():
+        np.asarray(state.observation_tensor(), dtype=np.float32)
+        legal = state.legal_actions()
+        state.apply_action(legal[int(rng.random() * len(legal))])
+        decisions += 1
+    return decisions
 
 
 def positions(game, count: int, seed: int = 0) -> list:
@@ -231,34 +257,42 @@ def main(argv: list[str] | None = None, prog: str = "python benchmarks/throughpu
     env_steps_per_second(connect_four_v3.env, 0.05)   # warm up (imports, tables, compiled kernels)
     for env_id in env_ids:
         env_steps_per_second(lambda: sky_envs.make(env_id), 0.05)
-    baseline_rates: list[float] = []
-    rates: dict[str, list[float]] = {env_id: [] for env_id in env_ids}
-    ratios: dict[str, list[float]] = {env_id: [] for env_id in env_ids}
+    players = {"own": random_step, "user": user_step}
+    baseline_rates: dict[str, list[float]] = {who: [] for who in players}
+    rates = {who: {env_id: [] for env_id in env_ids} for who in players}
+    ratios = {who: {env_id: [] for env_id in env_ids} for who in players}
     for _ in range(args.rounds):
         for env_id in env_ids:
-            baseline, rate = paired_rates(connect_four_v3.env, lambda: sky_envs.make(env_id),
-                                          args.seconds, args.slices)
-            baseline_rates.append(baseline)
-            rates[env_id].append(rate)
-            ratios[env_id].append(rate / baseline)
+            for who, step in players.items():
+                baseline, rate = paired_rates(connect_four_v3.env, lambda: sky_envs.make(env_id),
+                                              args.seconds, args.slices, step)
+                baseline_rates[who].append(baseline)
+                rates[who][env_id].append(rate)
+                ratios[who][env_id].append(rate / baseline)
 
     report = {"seconds": args.seconds, "rounds": args.rounds, "slices": args.slices,
-              "connect_four_v3": {"env_steps_per_s": statistics.median(baseline_rates)}, "envs": {}}
-    header = f"{'env':<20}{'env steps/s':>12}{'x c4':>7}{'min-max':>11}"
+              "connect_four_v3": {"env_steps_per_s": statistics.median(baseline_rates["own"]),
+                                  "user_env_steps_per_s": statistics.median(baseline_rates["user"])},
+              "envs": {}}
+    header = f"{'env':<20}{'env steps/s':>12}{'x c4':>7}{'min-max':>11}{'user steps/s':>13}{'x c4':>7}"
     if not args.env_only:
         header += f"{'raw dec/s':>11}{'clone us':>10}{'mcts sim/s':>12}{'env KiB':>9}{'1k states MiB':>15}"
     print(header)
-    print(f"{'connect_four_v3':<20}{report['connect_four_v3']['env_steps_per_s']:>12,.0f}{1.0:>7.2f}")
+    print(f"{'connect_four_v3':<20}{report['connect_four_v3']['env_steps_per_s']:>12,.0f}{1.0:>7.2f}{'':>11}"
+          f"{report['connect_four_v3']['user_env_steps_per_s']:>13,.0f}{1.0:>7.2f}")
     spiel = None if args.env_only else open_spiel_decisions_per_second(args.seconds)
     if spiel is not None:
         report["open_spiel_connect_four"] = {"raw_decisions_per_s": spiel}
-        print(f"{'open_spiel c4 (C++)':<20}{'':>12}{'':>7}{'':>11}{spiel:>11,.0f}")
+        print(f"{'open_spiel c4 (C++)':<20}{'':>12}{'':>7}{'':>11}{'':>13}{'':>7}{spiel:>11,.0f}")
     for env_id in env_ids:
-        row = {"env_steps_per_s": statistics.median(rates[env_id]),
-               "x_connect_four_v3": statistics.median(ratios[env_id]),
-               "x_connect_four_v3_rounds": ratios[env_id]}
+        own, user = ratios["own"][env_id], ratios["user"][env_id]
+        row = {"env_steps_per_s": statistics.median(rates["own"][env_id]),
+               "x_connect_four_v3": statistics.median(own), "x_connect_four_v3_rounds": own,
+               "user_env_steps_per_s": statistics.median(rates["user"][env_id]),
+               "user_x_connect_four_v3": statistics.median(user), "user_x_connect_four_v3_rounds": user}
         line = (f"{env_id:<20}{row['env_steps_per_s']:>12,.0f}{row['x_connect_four_v3']:>7.2f}"
-                f"{min(ratios[env_id]):>5.1f}-{max(ratios[env_id]):<5.1f}")
+                f"{min(own):>5.1f}-{max(own):<5.1f}"
+                f"{row['user_env_steps_per_s']:>13,.0f}{row['user_x_connect_four_v3']:>7.2f}")
         if not args.env_only:
             game = sky_envs.make_game(env_id)
             row["raw_decisions_per_s"] = raw_decisions_per_second(game, args.seconds)

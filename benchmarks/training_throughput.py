@@ -6,7 +6,10 @@
 
 Both sides are measured in this one run, as a *marginal* rate: each is trained twice, to a
 small and a larger budget, and the rate is (difference in learner steps) / (difference in
-wall time), so start-up (imports, model construction, the first reset) cancels out.
+wall time), so start-up (imports, model construction, the first reset) cancels out. Each is
+first trained once, unmeasured, for one rollout: what happens once per process (compiling
+the batched engines' and the heuristics' kernels) would otherwise fall on the small run
+alone, and the difference could even be negative.
 
 * ``training.train``: ``SelfPlayRun.train()`` on the config as shipped (opponent pool,
   checkpoints and quick evaluations included; the end-of-run evaluation is not part of
@@ -142,6 +145,9 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(1)
     rows: dict[str, list[tuple[dict, dict]]] = {}  # name -> per round (rates, ratios)
     shares: dict[str, dict[str, float]] = {}
+    tutorial_run(args.tutorial_budgets[0] // 4)   # warm-ups: what a process does once is not measured
+    for config in configs:
+        selfplay_run(config, config["train"]["n_envs"] * config["ppo"]["n_steps"])
     for _ in range(args.rounds):
         small, large = args.tutorial_budgets
         tutorial = marginal(tutorial_run(small), tutorial_run(large))

@@ -3,9 +3,12 @@
     sky-envs train --env highrise_heist_v0 --timesteps 100000   # python -m training.train
     sky-envs evaluate --env scala_v0 --agents pretrained greedy  # python -m training.evaluate
     sky-envs play --env scala_v0 --opponent pretrained@200      # python -m sky_envs.play
+    sky-envs play --env scala_v0 --web --watch pretrained greedy # agents against each other, in the browser
     sky-envs replay games/policy-vs-greedy-game0000.json         # python -m sky_envs.replay
+    sky-envs replay games --web                                  # an evaluation's saved games, in the browser
     sky-envs demo --env scala_v0                                 # python -m sky_envs.demo
     sky-envs bench scala_v0                                      # python benchmarks/throughput.py
+    sky-envs bench-vector --num-envs 1024 scala_v0               # python benchmarks/vector_throughput.py
 
 ``sky-envs SUBCOMMAND --help`` shows each one's options.
 """
@@ -20,10 +23,12 @@ import sys
 COMMANDS = {
     "train": ("training.train", "train a self-play agent, then evaluate it"),
     "evaluate": ("training.evaluate", "a round robin between agents, with ratings"),
-    "play": ("sky_envs.play.__main__", "play a game against an agent, in the terminal or the browser"),
-    "replay": ("sky_envs.replay", "watch a recorded game, or write it as a GIF"),
+    "play": ("sky_envs.play.__main__", "play against an agent in the terminal or the browser, or watch agents"),
+    "replay": ("sky_envs.replay", "watch recorded games in the terminal or the browser, or write a GIF"),
     "demo": ("sky_envs.demo", "a short random game rendered as text"),
     "bench": ("benchmarks.throughput", "engine speed, side by side with PettingZoo's connect_four_v3"),
+    "bench-vector": ("benchmarks.vector_throughput", "batched games (sky_envs.vector): decisions/s beside "
+                     "connect four in PettingZoo, OpenSpiel and pgx"),
 }
 
 

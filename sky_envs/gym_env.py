@@ -26,6 +26,29 @@ from sky_envs.core.state import GameState, IllegalActionError, action_index
 SEATS = ("random",)
 
 
+def seat_option(seat: int | str, num_players: int, names: tuple[str, ...]) -> int | str:
+    """``seat`` checked: one of ``names`` (``"random"``...) or a seat index; ``ValueError`` otherwise."""
+    if isinstance(seat, str) and seat in names:
+        return seat
+    try:
+        return integer_option("seat", seat, 0, num_players - 1)
+    except ValueError:
+        expected = " or ".join(repr(name) for name in names)
+        raise ValueError(f"seat={seat!r} is not valid: expected {expected} or a seat index 0..{num_players - 1}") from None
+
+
+def make_opponents(opponent: Any, env_id: str, options: dict, num_players: int) -> list:
+    """One agent per seat other than the learner's, in seat order after it: ``opponent`` is
+    an agent spec for all of them (anything ``sky_envs.agents.make_agent`` accepts) or a list
+    with one spec per other seat."""
+    from sky_envs.agents import make_agent
+
+    specs = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent] * (num_players - 1)
+    if len(specs) != num_players - 1:
+        raise ValueError(f"opponent needs one spec per other seat ({num_players - 1}), got {len(specs)}")
+    return [make_agent(spec, env_id=env_id, env_options=options) for spec in specs]
+
+
 class LegalActionSpace(spaces.Discrete):
     """``Discrete(num_actions)`` whose ``sample()`` without a mask draws a legal action.
 
@@ -74,26 +97,18 @@ class SingleAgentEnv(gymnasium.Env):
 
     def __init__(self, env_id: str, opponent: Any = "random", seat: int | str = "random",
                  render_mode: str | None = None, illegal_action: str = "raise", **options: Any):
-        from sky_envs.agents import make_agent
         from sky_envs.core.registry import canonical_id, make_game
 
         self.env_id = canonical_id(env_id)
         self.game = make_game(self.env_id, **options)
         players = self.game.num_players
-        if not (isinstance(seat, str) and seat in SEATS):
-            try:
-                seat = integer_option("seat", seat, 0, players - 1)
-            except ValueError:
-                raise ValueError(f"seat={seat!r} is not valid: expected 'random' or a seat index 0..{players - 1}") from None
+        seat = seat_option(seat, players, SEATS)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not supported: expected None or one of {self.metadata['render_modes']}")
         if illegal_action not in ("raise", "lose"):
             raise ValueError(f"illegal_action={illegal_action!r} is not valid: expected 'raise' or 'lose'")
         self.illegal_action = illegal_action
-        specs = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent] * (players - 1)
-        if len(specs) != players - 1:
-            raise ValueError(f"opponent needs one spec per other seat ({players - 1}), got {len(specs)}")
-        self.opponents = [make_agent(spec, env_id=self.env_id, env_options=options) for spec in specs]
+        self.opponents = make_opponents(opponent, self.env_id, options, players)
         self.seat_option = seat
         self.render_mode = render_mode
         self.observation_space = spaces.Box(self.game.observation_low, self.game.observation_high,

@@ -1,13 +1,20 @@
 """Self-play rollouts over many games at once, as a Stable-Baselines3 ``VecEnv``.
 
-:class:`SelfPlayVecEnv` runs ``num_games`` games in lockstep. Each game is one *slot* of
-the VecEnv: the learner plays one seat in it (rotating seat by seat from episode to
-episode, so every seat gets the same share of play), and every other seat is given a
-member of the opponent pool for the episode. ``step(actions)`` applies the learner's move
-in every game, then advances all games together to the learner's next decision: at each
-round, the games waiting on the same opponent (the live policy, one checkpoint, a
-baseline) are decided by one batched call of that opponent (:mod:`training.actors`), so
-a policy opponent costs one network forward per round, not one per game.
+:class:`SelfPlayVecEnv` plays ``num_games`` games of a :class:`sky_envs.vector.VectorEnv`
+(the game's compiled engine where it has one). Each game is one *slot* of the VecEnv: the
+learner plays one seat in it (rotating seat by seat from episode to episode, so every seat
+gets the same share of play), and every other seat is given a member of the opponent pool
+for the episode. ``step(actions)`` applies the learner's move in every game, then advances
+all games together to the learner's next decision: at each round, the games waiting on the
+same opponent (the live policy, one checkpoint, a baseline) are decided by one batched call
+of that opponent (:mod:`training.actors`), so a policy opponent costs one network forward
+per round, not one per game, and all the waiting games move in one ``VectorEnv.step``
+(:class:`sky_envs.integrations.learner_slots.LearnerSlots` does this loop, for the
+single-agent adapters too).
+
+Slot ``i``'s games follow the VectorEnv's seeding rule: its ``k``-th game is the one
+``env.reset(seed=s + i + k * num_games)`` plays, ``s`` drawn from the collector's ``seed``
+at each ``reset`` (:meth:`SelfPlayVecEnv.game_seed` tells the game in a slot).
 
 With ``learn_from_latest`` (the default of ``training.selfplay``), a seat the pool gives to
 the current policy is not an opponent at all: the learner plays it, in the same slot. The
@@ -18,29 +25,26 @@ each decision to the same seat's next one (:class:`training.seat_buffer.PerSeatR
 which reads :meth:`GamesVecEnv.decision_record`).
 
 The learner itself is unmodified sb3-contrib ``MaskablePPO``: it sees an ordinary VecEnv
-with ``action_masks()``, terminal observations, ``TimeLimit.truncated`` on ``max_turns``
-and Monitor-style ``episode`` infos.
+with ``action_masks()``, terminal observations (the learner's view, whoever ended the game),
+``TimeLimit.truncated`` on ``max_turns`` and Monitor-style ``episode`` infos.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Sequence
-
 import numpy as np
 from gymnasium import spaces
-from stable_baselines3.common.vec_env import VecEnv
 
-from sky_envs.core.registry import make_game
-from sky_envs.core.state import Game, GameState
-from .actors import Actor, advance
+from sky_envs import vector
+from sky_envs.integrations.learner_slots import LearnerSlots
+from sky_envs.integrations.sb3_vector import MaskableVecEnv
+from .actors import Actor
 from .pool import OpponentPool
 
 
-class GamesVecEnv(VecEnv):
-    """The VecEnv plumbing both collectors share: the learner's legal-action masks of every
-    game (``action_masks()``, which ``MaskablePPO`` reads through ``env_method``) and the
-    attribute queries SB3 makes. Subclasses keep ``self._masks`` up to date.
+class GamesVecEnv(MaskableVecEnv):
+    """What both collectors share beyond the VecEnv plumbing: the learner's legal-action masks
+    of every game and the seat records the rollout buffer reads. Subclasses keep
+    ``self._masks`` and the records up to date.
 
     The games are seeded when the collector is built (from the run's seed and progress);
     ``seed()``, which SB3 calls again when it loads a saved model, leaves them alone, so a
@@ -79,29 +83,6 @@ class GamesVecEnv(VecEnv):
     def seed(self, seed: int | None = None) -> list[int | None]:
         return [None] * self.num_envs
 
-    def _indices(self, indices) -> list[int]:
-        if indices is None:
-            return list(range(self.num_envs))
-        if isinstance(indices, int):
-            return [indices]
-        return list(indices)
-
-    def get_attr(self, attr_name: str, indices=None) -> list:
-        value = None if attr_name == "render_mode" else getattr(self, attr_name)
-        return [value] * len(self._indices(indices))
-
-    def set_attr(self, attr_name: str, value, indices=None) -> None:
-        raise AttributeError(f"the self-play collector's games have no settable attribute {attr_name!r}")
-
-    def env_method(self, method_name: str, *args, indices=None, **kwargs) -> list:
-        if method_name != "action_masks":
-            raise AttributeError(f"the self-play collector's games have no method {method_name!r}: "
-                                 "only action_masks")
-        return list(self._masks[self._indices(indices)])
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return [False] * len(self._indices(indices))
-
 
 class SelfPlayVecEnv(GamesVecEnv):
     """``num_games`` games against the opponent pool; see the module docstring.
@@ -112,7 +93,8 @@ class SelfPlayVecEnv(GamesVecEnv):
 
     def __init__(self, env_id: str, env_options: dict, num_games: int, pool: OpponentPool, seed: int = 0,
                  first_slot: int = 0, learn_from_latest: bool = False):
-        self.game: Game = make_game(env_id, **env_options)
+        self.venv = vector.make(env_id, num_games, **env_options)
+        self.game = self.venv.game
         observation_space = spaces.Box(self.game.observation_low, self.game.observation_high,
                                        shape=self.game.observation_shape, dtype=np.float32)
         super().__init__(num_games, observation_space, spaces.Discrete(self.game.num_actions))
@@ -120,83 +102,43 @@ class SelfPlayVecEnv(GamesVecEnv):
         self.first_slot = first_slot
         self.learn_from_latest = learn_from_latest
         self._init_records(num_games, self.game.num_actions, self.game.num_players)
-        n = num_games
-        self.states: list[GameState | None] = [None] * n
-        self.seats = np.zeros(n, dtype=np.int64)
-        self.opponents: list[list[Actor | None]] = [[] for _ in range(n)]
-        self.episode_seeds = np.zeros(n, dtype=np.uint64)
-        self.episodes = np.zeros(n, dtype=np.int64)   # episodes started per slot: drives the seat rotation
-        self._episode_rngs: list[np.random.Generator | None] = [None] * n
-        self._lengths = np.zeros(n, dtype=np.int64)
-        self._started = np.zeros(n, dtype=np.float64)
-        self._obs = np.zeros((n, *self.game.observation_shape), dtype=np.float32)
+        self.slots = LearnerSlots(self.venv, self._assign)
         self._actions: np.ndarray | None = None
         self.rng = np.random.default_rng(seed)
-        self.decision_seconds: dict[str, float] = {}  # time each opponent (by name) spent deciding
 
-    # ------------------------------------------------------------- episodes
-    def _start_episode(self, i: int) -> None:
+    def _assign(self, slot: int, episode: int) -> tuple[int, list[Actor | None]]:
+        """Slot ``slot``'s ``episode``-th episode: the rotation's seat, and a pool member for
+        every other seat (None, the learner, for the live policy's with ``learn_from_latest``)."""
         players = self.game.num_players
-        self.seats[i] = (self.first_slot + i + self.episodes[i]) % players
-        self.episodes[i] += 1
-        self.episode_seeds[i] = self.rng.integers(2**63)
-        self._episode_rngs[i] = np.random.default_rng(int(self.episode_seeds[i]))
-        members = [None if seat == self.seats[i] else self.pool.sample(self.rng) for seat in range(players)]
+        seat = (self.first_slot + slot + episode) % players
+        members = [None if s == seat else self.pool.sample(self.rng) for s in range(players)]
         if self.learn_from_latest:  # the learner plays the live policy's seats itself
             members = [None if member is self.pool.live else member for member in members]
-        self.opponents[i] = members
-        self._deal(i)
+        return seat, members
 
-    def _deal(self, i: int) -> None:
-        self.states[i] = self.game.new_initial_state(self._episode_rngs[i])
-        self._lengths[i] = 0
-        self._started[i] = time.perf_counter()
+    @property
+    def seats(self) -> np.ndarray:
+        """Each slot's rotation seat in its current episode (the seat its ``episode`` return is for)."""
+        return self.slots.seat.copy()
 
-    def _actor_of(self, i: int, seat: int) -> Actor | None:
-        return self.opponents[i][seat]
+    @property
+    def opponents(self) -> list[list[Actor | None]]:
+        """Each slot's players in its current episode, by seat: an actor, or None for the learner's seats."""
+        return [list(players) for players in self.slots.players]
 
-    def _advance(self, slots: Sequence[int], rewards: np.ndarray, dones: np.ndarray, infos: list[dict]) -> None:
-        """Bring every slot in ``slots`` to the learner's next decision, ending and starting
-        episodes on the way."""
-        pending = list(slots)
-        while pending:
-            advance(self.states, pending, self._actor_of, self.decision_seconds)
-            again = []
-            for i in pending:
-                state = self.states[i]
-                seat = state.current_player
-                if seat >= 0 and self.opponents[i][seat] is None:
-                    self._obs[i] = state.observation(seat)
-                    self._masks[i] = state.legal_mask()
-                    self._seats[i] = seat
-                    continue
-                if self._lengths[i] == 0:  # over before the learner's first decision: deal again
-                    self._deal(i)
-                else:
-                    self._finish(i, rewards, dones, infos)
-                    self._start_episode(i)
-                again.append(i)
-            pending = again
+    @property
+    def states(self) -> list:
+        """Copies of the positions in every slot, as ``GameState`` objects."""
+        return [self.venv.game_state(i) for i in range(self.num_envs)]
 
-    def _finish(self, i: int, rewards: np.ndarray, dones: np.ndarray, infos: list[dict]) -> None:
-        """End slot ``i``'s episode: the reward is for the seat that made the slot's last
-        decision; the Monitor-style ``episode`` return is the rotation seat's."""
-        state, seat, mover = self.states[i], int(self.seats[i]), int(self._movers[i])
-        terminated = state.is_terminal()
-        returns = np.asarray(state.returns(), dtype=np.float64) if terminated else np.zeros(self.num_players)
-        if terminated:
-            self._outcomes[i] = returns
-        rewards[i] = returns[mover]
-        dones[i] = True
-        infos[i] = {
-            "terminal_observation": state.observation(mover),
-            "TimeLimit.truncated": not terminated,
-            "episode": {"r": float(returns[seat]), "l": int(self._lengths[i]),
-                        "t": round(time.perf_counter() - self._started[i], 6)},
-            "seat": seat,
-            "learner_seats": [s for s, actor in enumerate(self.opponents[i]) if actor is None],
-            "opponents": [actor.name for actor in self.opponents[i] if actor is not None],
-        }
+    @property
+    def decision_seconds(self) -> dict[str, float]:
+        """Time each opponent (by name) spent deciding."""
+        return self.slots.decision_seconds
+
+    def game_seed(self, slot: int) -> int:
+        """The seed of the game in ``slot``: the AEC env's ``reset(seed=...)`` plays that game."""
+        return self.slots.game_seed(slot)
 
     # ------------------------------------------------------- opponent pool
     def set_live_policy(self, policy) -> None:
@@ -214,12 +156,8 @@ class SelfPlayVecEnv(GamesVecEnv):
 
     # --------------------------------------------------------------- VecEnv
     def reset(self):
-        for i in range(self.num_envs):
-            self.episodes[i] = 0
-            self._start_episode(i)
-        unused_rewards, unused_dones = np.zeros(self.num_envs, np.float32), np.zeros(self.num_envs, bool)
-        self._advance(range(self.num_envs), unused_rewards, unused_dones, [{} for _ in range(self.num_envs)])
-        return self._obs.copy()
+        self.slots.reset(int(self.rng.integers(1 << 62)))
+        return self._observe()
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = actions
@@ -228,16 +166,31 @@ class SelfPlayVecEnv(GamesVecEnv):
         if self._actions is None:
             raise RuntimeError("step_wait() without step_async(actions)")
         actions, self._actions = np.asarray(self._actions).reshape(-1), None
-        rewards = np.zeros(self.num_envs, dtype=np.float32)
-        dones = np.zeros(self.num_envs, dtype=bool)
-        infos: list[dict] = [{} for _ in range(self.num_envs)]
+        slots = self.slots
         self._movers[:] = self._seats
+        slots.step(actions)
+        ended = slots.ended
         self._outcomes[:] = np.nan
-        for i, action in enumerate(actions.tolist()):
-            self.states[i].apply(action)
-            self._lengths[i] += 1
-        self._advance(range(self.num_envs), rewards, dones, infos)
-        return self._obs.copy(), rewards, dones, infos
+        self._outcomes[ended & ~slots.truncated] = slots.returns[ended & ~slots.truncated]
+        infos: list[dict] = [{} for _ in range(self.num_envs)]
+        for i in np.flatnonzero(ended):
+            seat, players = int(slots.episode_seat[i]), slots.episode_players[i]
+            infos[i] = {
+                "terminal_observation": slots.final_observation[i].copy(),
+                "TimeLimit.truncated": bool(slots.truncated[i]),
+                "episode": {"r": float(slots.returns[i, seat]), "l": int(slots.episode_decisions[i]),
+                            "t": round(float(slots.episode_seconds[i]), 6)},
+                "seat": seat,
+                "learner_seats": [s for s, actor in enumerate(players) if actor is None],
+                "opponents": [actor.name for actor in players if actor is not None],
+            }
+        return self._observe(), slots.learner_rewards(), ended.copy(), infos
+
+    def _observe(self) -> np.ndarray:
+        batch = self.slots.batch
+        self._masks = batch.action_mask.copy()
+        self._seats = batch.current_player.astype(np.int64)
+        return batch.observation.copy()
 
     def close(self) -> None:
         pass

@@ -11,7 +11,7 @@ import numpy as np
 
 from sky_envs.agents import Agent, make_agent
 from sky_envs.core.registry import make_game
-from sky_envs.replay import record, replay_name, start_state, write_replay
+from sky_envs.core.replay_file import record, replay_name, start_state, write_replay
 from .actors import Actor, PolicyActor, actor_for, advance
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 import sky_envs
-from sky_envs.replay import load_replay, positions
+from sky_envs.core.replay_file import load_replay, positions
 
 REPLAYS = Path(__file__).resolve().parent.parent / "replays"
 

@@ -15,10 +15,15 @@ array                shape, dtype              what it holds after a call
 ``terminated``       ``(N,)`` bool             the step ended the game by its rules
 ``truncated``        ``(N,)`` bool             the step ended the game at ``max_turns``
 ``final_observation`` ``(N, *obs)`` float32    where a game ended: its last position seen by
-                                               ``final_player`` (None if not kept)
+                                               ``final_observer`` (None if not kept)
 ``final_player``     ``(N,)`` int32            where a game ended: the seat whose action
                                                ended it, else -1
 ==================== ========================= ==============================================
+
+One array is the caller's, read by ``step``: ``final_observer`` ``(N,)`` int32, the seat whose
+view ``final_observation`` records in each slot, or -1 (the default) for ``final_player``'s. A
+learner that plays one seat against others needs its own view of a game an opponent ended
+(a value to bootstrap from where ``max_turns`` cut it).
 
 A game that ends is replaced in its slot at once by a new one (the observation, mask and
 seat to move are the new game's), so every slot always has a seat to move.
@@ -64,6 +69,7 @@ class BatchedGames(ABC):
         self.truncated = np.zeros(num_envs, dtype=bool)
         self.final_observation = np.zeros((num_envs, *shape), dtype=np.float32) if keep_final_observation else None
         self.final_player = np.full(num_envs, -1, dtype=np.int32)
+        self.final_observer = np.full(num_envs, -1, dtype=np.int32)   # set by the caller: see the module docstring
 
     @abstractmethod
     def reset(self, seeds: np.ndarray) -> None:
@@ -75,7 +81,7 @@ class BatchedGames(ABC):
     def step(self, actions: np.ndarray, next_seeds: np.ndarray, active: np.ndarray) -> None:
         """Play ``actions[i]`` (``(N,)`` int64, legal) in every slot where ``active[i]``
         (``(N,)`` bool); where that ends the game, record the rewards, the end and the final
-        observation, then start the game of seed ``next_seeds[i]`` in that slot
+        observation (seen by ``final_observer[i]``, or by the mover where it is -1), then start the game of seed ``next_seeds[i]`` in that slot
         (``next_seeds`` is read only there). Slots not active keep their game and outputs
         as they are, except that their rewards, ends and final players are cleared; their
         ``actions`` are not read."""
@@ -88,6 +94,48 @@ class BatchedGames(ABC):
     @abstractmethod
     def get_state(self, slot: int) -> GameState:
         """A copy of the position in ``slot`` as an ordinary :class:`GameState`."""
+
+
+#: what a one-entry-point kernel's ``advance`` does (:class:`KernelBatchedGames`)
+STEP, RESTART, REFRESH = 0, 1, 2
+
+
+class KernelBatchedGames(BatchedGames):
+    """A compiled engine whose kernel has one entry point,
+    ``advance(mode, first, last, actions, seeds, active, *arrays)``: :data:`STEP` plays
+    ``actions`` in the active slots and restarts ended games from ``seeds``; :data:`RESTART`
+    starts the games of ``seeds`` in every slot; :data:`REFRESH` rewrites the outputs of slots
+    ``first`` to ``last - 1`` from their state (after ``set_state``). Subclasses call
+    :meth:`_use_kernel` at the end of their ``__init__`` with the kernel's ``advance`` and
+    its arguments after the first six (the output arrays first: :meth:`_kernel_outputs`)."""
+
+    def _kernel_outputs(self, flat=lambda array: array.reshape(len(array), -1)) -> tuple[np.ndarray, ...]:
+        """The output arrays in the order the kernels take them, observations as ``flat`` makes
+        them (one row a slot); without final observations a one-row placeholder, which the
+        kernel is told not to write."""
+        final = self.final_observation
+        if final is None:
+            final = np.zeros((1, *self.game.observation_shape), dtype=np.float32)
+        return (flat(self.observation), self.action_mask, self.current_player, self.rewards,
+                self.terminated, self.truncated, flat(final), self.final_player)
+
+    def _use_kernel(self, advance, arrays: tuple) -> None:
+        self._advance, self._arrays = advance, arrays
+        self._everywhere = np.ones(self.num_envs, dtype=bool)
+        self._no_actions = np.zeros(self.num_envs, dtype=np.int64)
+
+    def reset(self, seeds: np.ndarray) -> None:
+        self._advance(RESTART, 0, self.num_envs, self._no_actions, np.ascontiguousarray(seeds, dtype=np.int64),
+                      self._everywhere, *self._arrays)
+
+    def step(self, actions: np.ndarray, next_seeds: np.ndarray, active: np.ndarray) -> None:
+        self._advance(STEP, 0, self.num_envs, np.ascontiguousarray(actions, dtype=np.int64),
+                      np.ascontiguousarray(next_seeds, dtype=np.int64), np.ascontiguousarray(active, dtype=bool),
+                      *self._arrays)
+
+    def _refresh(self, slot: int) -> None:
+        """Rewrite ``slot``'s outputs from its state arrays (after ``set_state`` filled them)."""
+        self._advance(REFRESH, slot, slot + 1, self._no_actions, self._no_actions, self._everywhere, *self._arrays)
 
 
 class PythonBatchedGames(BatchedGames):
@@ -128,7 +176,8 @@ class PythonBatchedGames(BatchedGames):
                 self.truncated[slot] = True
             self.final_player[slot] = mover
             if self.final_observation is not None:
-                self.final_observation[slot] = state.observation(mover)
+                observer = self.final_observer[slot]
+                self.final_observation[slot] = state.observation(mover if observer < 0 else int(observer))
             self._start(slot, int(next_seeds[slot]))
 
     def set_state(self, slot: int, state: GameState) -> None:

@@ -46,7 +46,9 @@ def register(env_id: str, game: Callable[..., Game] | str, *, overwrite: bool = 
 
     After this, ``sky_envs.make(env_id)`` and ``pettingzoo.make("aec",
     "sky_envs/<name>-v<N>")`` build the generic env over it, and
-    ``gymnasium.make("sky_envs/<name>-v<N>", opponent=...)`` its single-agent view.
+    ``gymnasium.make("sky_envs/<name>-v<N>", opponent=...)`` its single-agent view
+    (``gymnasium.make_vec(..., num_envs=N, vectorization_mode="vector_entry_point")`` the
+    same view over ``N`` batched games).
     """
     key = canonical_id(env_id)
     if key in _factories and not overwrite:
@@ -60,7 +62,9 @@ def register(env_id: str, game: Callable[..., Game] | str, *, overwrite: bool = 
     # a string entry point: the single-agent view sits above core (it plays agents). No
     # OrderEnforcing: Gymnasium 1.x wrappers do not forward attributes, so it would hide
     # action_masks(); the view refuses step-before-reset itself.
+    # gymnasium.make_vec(...): the same view over many games, opponents batched across them
     gymnasium.register(pettingzoo_id(key), entry_point="sky_envs.gym_env:SingleAgentEnv",
+                       vector_entry_point="sky_envs.integrations.gymnasium_vector:SingleAgentVectorEnv",
                        kwargs={"env_id": key}, disable_env_checker=True, order_enforce=False)
 
 

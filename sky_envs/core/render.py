@@ -42,7 +42,7 @@ def grid_image(
     cells: list[list[Cell | None]],
     cell_size: int = 48,
     hex_layout: bool = False,
-    col_labels: str | None = None,
+    col_labels: str | list[str] | None = None,
     row_labels: list[str] | None = None,
     caption: str = "",
 ) -> np.ndarray:

@@ -15,13 +15,17 @@ holds (``docs/guides/add_your_own_game.md``, "How a game folder is laid out"):
   ``describe_action``);
 * ``explain.py``: why an action is illegal, in words (``illegal_reason``);
 * ``render.py``: the text board (``render_text``) and the rgb picture (``render_rgb``);
+* ``board_view.py``: the board of the play page: the position as a scene to draw
+  (``board_scene``, :mod:`sky_envs.core.scene`), where each legal action starts and ends
+  (``action_ways``: the things a click picks up and puts down) and the result in words
+  (``result_words``);
 * ``heuristic.py``, where the game judges positions better than by its score lead;
 * ``rules_summary.md``: the rules in short, for the play front ends.
 
 Beside them each game keeps its own tables and kernels (``board.py``, ``pieces.py``,
 ``layout.py``, ``deck.py``, ``tables.py``, ``kernels.py``, Sky Towers' ``sampler.py``,
 Highrise Heist's ``heist.py`` and ``rush.py``). Imports run one way: ``rules.py`` and the
-tables at the bottom; the views (observation, text, notation, explain, render, heuristic)
+tables at the bottom; the views (observation, text, notation, explain, render, board_view, heuristic)
 above them, reading a state through its public attributes without importing ``state.py``;
 ``state.py`` above the views, its methods handing over to them; ``game.py`` at the top.
 """

@@ -5,10 +5,14 @@
     python -m sky_envs.play --env skybridge_v0 --option players=3 --seat 0 --seat 1   # two humans, one agent
     python -m sky_envs.play --env sky_scrapers_v0 --opponent runs/x/final.pt@100 --position saved.txt
     python -m sky_envs.play --env scala_v0 --web                                    # in the browser
+    python -m sky_envs.play --env scala_v0 --web --watch pretrained greedy          # watch two agents
+    python -m sky_envs.play --env golden_rush_v0 --web --watch greedy random mcts@50 random --pace 1
 
 --opponent is any agent spec: random, greedy, mcts, mcts@N, pretrained (the network shipped
 for the env), pretrained@N, PATH.pt, PATH.pt@N (search with
 N simulations). Seats not given with --seat are played by it. In the game, type 'help'.
+--watch plays agents against each other in the browser, one spec per seat (or one for all),
+at the pace the page sets (--pace the first one).
 """
 
 from __future__ import annotations
@@ -35,23 +39,47 @@ def build_parser(prog: str = "python -m sky_envs.play") -> argparse.ArgumentPars
     parser.add_argument("--web", action="store_true", help="play in the browser instead of the terminal")
     parser.add_argument("--host", default="127.0.0.1", help="address the web server binds (127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--watch", nargs="+", metavar="SPEC",
+                        help="watch agents play each other in the browser: one agent spec per seat, or one for all seats")
+    parser.add_argument("--pace", type=float, default=0.4,
+                        help="seconds the page waits before each agent move (the page can change it)")
     return parser
+
+
+def watch_specs(specs: list[str], num_players: int) -> list[str]:
+    """One agent spec per seat from ``--watch``'s list: as given, or one spec for every seat."""
+    if len(specs) == 1:
+        return specs * num_players
+    if len(specs) != num_players:
+        raise ValueError(f"--watch got {len(specs)} agent specs for a {num_players}-player game: "
+                         f"give one per seat ({num_players}) or one for all seats")
+    return specs
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m sky_envs.play") -> int:
     parser = build_parser(prog)
     args = parser.parse_args(argv)
     try:
+        if args.watch and (args.seat or not args.web):
+            raise ValueError("--watch plays agents only, in the browser: add --web, and leave out --seat")
+        if not 0 <= args.pace <= 60:
+            raise ValueError(f"--pace must be 0 to 60 seconds, got {args.pace}")
+        env_id = sky_envs.canonical_id(args.env)
         position = open(args.position).read() if args.position else None
-        session_factory = partial(PlaySession, sky_envs.canonical_id(args.env), dict(args.option), args.opponent,
-                                  args.seat or [0], args.seed, position)
+        options = dict(args.option)
+        if args.watch:
+            players = sky_envs.make_game(env_id, **options).num_players
+            opponent, seats = watch_specs(args.watch, players), []
+        else:
+            opponent, seats = args.opponent, args.seat or [0]
+        session_factory = partial(PlaySession, env_id, options, opponent, seats, args.seed, position)
         session = session_factory()           # bad options, seats, specs or positions fail here, before play
     except (OSError, ValueError) as error:
         parser.error(str(error))
     if args.web:
         from sky_envs.play.web import serve
 
-        serve(session_factory, args.host, args.port)
+        serve(session_factory, args.host, args.port, pace_ms=round(args.pace * 1000))
         return 0
     try:
         run_terminal(session)

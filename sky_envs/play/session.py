@@ -3,6 +3,11 @@
 >>> session = PlaySession("scala_v0", opponent="greedy", human_seats=[0], seed=1)
 >>> session.play("e5-d4")          # the human's move, in the game's notation
 >>> session.advance()              # the agents answer until a human must decide again
+
+With no human seat and one agent spec per seat it is a game to watch:
+
+>>> session = PlaySession("scala_v0", opponent=["greedy", "mcts@50"], human_seats=[], seed=1)
+>>> session.advance(limit=1)       # one agent move at a time, at the pace of the viewer
 """
 
 from __future__ import annotations
@@ -38,13 +43,16 @@ def observation_of(state: GameState) -> dict:
 
 class PlaySession:
     """A game of ``env_id`` where ``human_seats`` decide through :meth:`play` and every other
-    seat is played by ``opponent`` (any :func:`~sky_envs.agents.make_agent` spec or agent).
+    seat is played by ``opponent``: any :func:`~sky_envs.agents.make_agent` spec or agent, one
+    agent for all those seats; or a list of specs, one per seat no human plays, in seat order
+    (one agent each, seeded ``seed + seat``), e.g. two agents to watch with no human seat.
 
     ``position`` starts from a position text instead of a seeded set-up. Agents never move on
     their own: call :meth:`advance` (the front end decides when, e.g. to show each move).
     """
 
-    def __init__(self, env_id: str, options: dict | None = None, opponent: str | Agent = "random",
+    def __init__(self, env_id: str, options: dict | None = None,
+                 opponent: str | Agent | Sequence[str | Agent] = "random",
                  human_seats: Sequence[int] = (0,), seed: int | None = None, position: str | None = None):
         self.env_id = canonical_id(env_id)
         self.options = dict(options or {})
@@ -56,11 +64,29 @@ class PlaySession:
         self.human_seats = tuple(seats)
         self.seed = seed
         self._rng = np.random.default_rng(seed)
-        self.agent = make_agent(opponent, seed=seed, env_id=self.env_id, env_options=self.options)
-        self.opponent = opponent if isinstance(opponent, str) else self.agent.name
+        agent_seats = [seat for seat in range(self.num_players) if seat not in self.human_seats]
         # humans sit behind the Agent interface too: their agent answers with the move given to play()
         human = HumanAgent(lambda state: self._typed, max_tries=1)
-        self.agents = [human if seat in self.human_seats else self.agent for seat in range(self.num_players)]
+        self.agents: list[Agent] = [human] * self.num_players
+        #: who plays each seat, as the front ends name it: "human" or the agent's spec
+        self.seat_names = [HUMAN] * self.num_players
+        if isinstance(opponent, (list, tuple)):
+            if len(opponent) != len(agent_seats):
+                raise ValueError(f"{len(opponent)} agent specs {list(opponent)} for {len(agent_seats)} seat(s) "
+                                 f"played by agents ({', '.join(f'player_{s}' for s in agent_seats) or 'none'}): "
+                                 "give one spec per such seat, in seat order")
+            for seat, spec in zip(agent_seats, opponent):
+                self.agents[seat] = make_agent(spec, seed=None if seed is None else seed + seat, env_id=self.env_id,
+                                               env_options=self.options)
+                self.seat_names[seat] = spec if isinstance(spec, str) else self.agents[seat].name
+            # hints come from the first agent (a random one when every seat is human)
+            self.agent = self.agents[agent_seats[0]] if agent_seats else make_agent("random", seed=seed)
+            self.opponent = " / ".join(self.seat_names[seat] for seat in agent_seats)
+        else:
+            self.agent = make_agent(opponent, seed=seed, env_id=self.env_id, env_options=self.options)
+            self.opponent = opponent if isinstance(opponent, str) else self.agent.name
+            for seat in agent_seats:
+                self.agents[seat], self.seat_names[seat] = self.agent, self.opponent
         self._typed: str | int | None = None
         self.moves: list[Move] = []
         self._before: list[GameState] = []   # the state before each of ``moves``
@@ -125,7 +151,7 @@ class PlaySession:
         moves when given, for a front end that shows them one by one)."""
         played = []
         while not self.is_over and not self.human_to_move and (limit is None or len(played) < limit):
-            played.append(self._apply(self._decide(), self.agent.name))
+            played.append(self._apply(self._decide(), self.agents[self.current_seat].name))
         return played
 
     def _decide(self) -> int:
@@ -134,6 +160,11 @@ class PlaySession:
         state = self.state if seat in self.human_seats else self.state.clone()   # agents may not disturb the game
         return int(self.agents[seat].act(observation_of(state), state))
 
+    @property
+    def watching(self) -> bool:
+        """True when no human plays: every seat is an agent."""
+        return not self.human_seats
+
     def _apply(self, action: int, by: str) -> Move:
         move = Move(self.current_seat, action, self.state.action_to_string(action), by)
         before = self.state.clone()
@@ -141,6 +172,10 @@ class PlaySession:
         self._before.append(before)
         self.moves.append(move)
         return move
+
+    def last_decision(self) -> tuple[GameState, Move] | None:
+        """The last move and the state it was played in, or ``None`` before the first move."""
+        return (self._before[-1], self.moves[-1]) if self.moves else None
 
     def undo(self) -> bool:
         """Take back the last human move and the agents' answers to it; False if there is none."""

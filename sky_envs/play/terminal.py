@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sky_envs.core.state import IllegalActionError
+from sky_envs.play.board import board_view_of
 from sky_envs.play.session import PlaySession
 
 SHOWN_MOVES = 60   # longer legal-move lists are cut (``moves`` prints them all)
@@ -83,6 +84,9 @@ def run_terminal(session: PlaySession, read: Callable[[str], str] = input,
         if session.is_over:
             write(session.render_text())
             write(f"Game over: {session.result()}; rewards {session.scores}")
+            why = board_view_of(session.game).result_words(session.state)
+            if why:
+                write(why)
             return session.result()
         if show_board:
             write(session.render_text())

@@ -16,6 +16,9 @@ from sky_envs.core.state import Game, GameState, IllegalActionError
 #: the most games one VectorEnv holds (memory grows with it: see the vector guide)
 MAX_NUM_ENVS = 1 << 24
 ENGINES = ("auto", "python")
+#: rows of a mask :func:`random_actions` draws for at once (the draws are the same in chunks:
+#: ``rng.random`` gives the same numbers in pieces as in one call)
+RANDOM_ACTION_CHUNK = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -32,7 +35,8 @@ class Batch:
     * ``terminated`` / ``truncated`` ``(N,)`` bool: this step ended the game in that slot by
       its rules / at ``max_turns``; the slot already holds the next game
     * ``final_observation`` ``(N, *observation_shape)`` float32 or None: where a game ended,
-      its last position seen by ``final_player`` (None when the env keeps none)
+      its last position seen by ``final_player``, or by the seat :meth:`VectorEnv.step`'s
+      ``final_observer`` names (None when the env keeps none)
     * ``final_player`` ``(N,)`` int32: where a game ended, the seat whose action ended it, else -1
     """
 
@@ -119,12 +123,16 @@ class VectorEnv:
         self._ready = True
         return self._batch
 
-    def step(self, actions: Any, where: Any = None) -> Batch:
+    def step(self, actions: Any, where: Any = None, final_observer: Any = None) -> Batch:
         """Play one action per slot: ``actions`` an ``(N,)`` integer array of legal actions.
 
         ``where`` (``(N,)`` bool, default all): only those slots move; the others keep their
         position, their actions are not read, and their rewards and ends read zero and
         False (turn-based self-play moves the slots that wait on one player at a time).
+
+        ``final_observer`` (``(N,)`` integers, default all -1): where this step ends the game
+        in a slot, the seat whose view ``final_observation`` is, -1 for the mover's (a
+        learner playing one seat needs its own view of a game an opponent ended).
 
         ``IllegalActionError`` (a ``ValueError``) names the first slot whose action is out of
         range or illegal, and why; a wrong shape or dtype is a ``ValueError``. Either way no
@@ -133,6 +141,7 @@ class VectorEnv:
             raise RuntimeError("reset() needs to be called before step()")
         active = self._all_slots if where is None else self._check_where(where)
         actions = self._check_actions(actions, active)
+        self.engine.final_observer[:] = -1 if final_observer is None else self._check_final_observer(final_observer)
         next_seeds = self._seeds(self._games_started + 1)
         self.engine.step(actions, next_seeds, active)
         ended = self.engine.terminated | self.engine.truncated
@@ -188,6 +197,15 @@ class VectorEnv:
                              f"and shape {array.shape}")
         return array
 
+    def _check_final_observer(self, final_observer: Any) -> np.ndarray:
+        array = np.asarray(final_observer)
+        if array.shape != (self.num_envs,) or array.dtype.kind not in "iu":
+            raise ValueError(f"final_observer must be an integer array of shape ({self.num_envs},), got dtype "
+                             f"{array.dtype} and shape {array.shape}")
+        if self.num_envs and (array.min() < -1 or array.max() >= self.num_players):
+            raise ValueError(f"final_observer must hold seats 0..{self.num_players - 1} or -1 (the mover)")
+        return array
+
     def _check_actions(self, actions: Any, active: np.ndarray) -> np.ndarray:
         array = np.asarray(actions)
         if array.shape != (self.num_envs,):
@@ -238,10 +256,19 @@ def random_actions(action_mask: np.ndarray, rng: np.random.Generator) -> np.ndar
     mask = np.asarray(action_mask)
     if mask.dtype != bool or mask.ndim != 2:
         raise ValueError(f"action_mask must be a 2-d bool array, got dtype {mask.dtype} and {mask.ndim} dimensions")
-    counts = mask.sum(axis=1)
+    rows, width = mask.shape
+    if rows > RANDOM_ACTION_CHUNK:   # bounded memory: the legal index holds 8 bytes a legal action
+        return np.concatenate([_random_actions(mask[start:start + RANDOM_ACTION_CHUNK], rng, start)
+                               for start in range(0, rows, RANDOM_ACTION_CHUNK)])
+    return _random_actions(mask, rng, 0)
+
+
+def _random_actions(mask: np.ndarray, rng: np.random.Generator, first_row: int) -> np.ndarray:
+    rows, width = mask.shape
+    legal = np.flatnonzero(mask)                       # one pass over the masks, ascending
+    counts = np.bincount(legal // width, minlength=rows)  # the legal actions per row, from that pass
     if not counts.all():
-        raise ValueError(f"row {int(np.argmin(counts))} of action_mask has no legal action")
-    legal = np.flatnonzero(mask)
+        raise ValueError(f"row {first_row + int(np.argmin(counts))} of action_mask has no legal action")
     starts = np.cumsum(counts) - counts
-    picks = legal[starts + (rng.random(len(counts)) * counts).astype(np.int64)]
-    return picks - np.arange(len(counts), dtype=np.int64) * mask.shape[1]
+    picks = legal[starts + (rng.random(rows) * counts).astype(np.int64)]
+    return picks - np.arange(rows, dtype=np.int64) * width

@@ -9,7 +9,8 @@ from PIL import Image
 
 import sky_envs
 from sky_envs.agents import make_agent
-from sky_envs.replay import ReplayError, load_replay, main, notation_matches, positions, step_through, write_gif
+from sky_envs.core.replay_file import ReplayError, load_replay, notation_matches, positions
+from sky_envs.replay import main, step_through, write_gif
 from training.evaluate import main as evaluate_main
 from training.tournament import match
 from tests import REPO_ROOT

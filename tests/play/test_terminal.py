@@ -11,6 +11,7 @@ import pytest
 import sky_envs
 from sky_envs.core.state import IllegalActionError
 from sky_envs.play.__main__ import main
+from sky_envs.play.board import board_view_of
 from sky_envs.play.session import PlaySession
 from sky_envs.play.terminal import notation_help, run_terminal
 
@@ -62,6 +63,7 @@ def test_a_scripted_player_finishes_a_game_through_the_terminal_loop(env_id):
     text = "\n".join(keyboard.output)
     assert result == session.result() and session.is_over
     assert "Game over:" in text
+    assert board_view_of(session.game).result_words(session.state) in text    # who won and why
     assert "not understood: 'xyzzy' is not a move" in text and "expected" in text
     assert "illegal move:" in text
     assert "Commands:" in text and "Move notation" in text and "### Move notation" not in text

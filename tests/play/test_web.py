@@ -14,7 +14,7 @@ from PIL import Image
 from sky_envs.core.registry import make_game
 from sky_envs.play.web import MAX_BODY_BYTES, MAX_MOVE_CHARS
 from tests.play.play_web_support import (PLAY_ENV_IDS, call, illegal_move_text, let_agents_move, play_move,
-                                   running_server)
+                                         running_server, served_by_command)
 
 
 def snapshot(server):
@@ -334,36 +334,32 @@ def test_the_server_binds_to_localhost_by_default_and_checks_the_port():
 
 
 def test_the_command_line_serves_the_page_until_interrupted():
-    import os
-    import signal
-    import subprocess
-    import sys
     import urllib.request
 
-    command = [sys.executable, "-m", "sky_envs.play", "--web", "--env", "skybridge_v0", "--seat", "1",
-               "--seed", "2", "--port", "0"]
-    # Ctrl+C's default action in the server, even where this run was started in the background
-    # (a shell starts background jobs with SIGINT ignored, and children inherit that)
-    def default_sigint():
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
+    command = ["-m", "sky_envs.play", "--web", "--env", "skybridge_v0", "--seat", "1", "--seed", "2", "--port", "0"]
+    with served_by_command(command, "Play in your browser: ") as url:
+        with urllib.request.urlopen(url + "api/state", timeout=30) as response:
+            state = json.loads(response.read())
+        assert state["env_id"] == "skybridge_v0" and state["human_seats"] == [1]
+        assert state["agent_to_move"] and state["current_seat"] == 0 and state["moves"] == []
+        with urllib.request.urlopen(url, timeout=30) as response:
+            assert b"/static/play.js" in response.read()
 
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          env={**os.environ, "PYTHONUNBUFFERED": "1"}, preexec_fn=default_sigint) as process:
-        try:
-            banner = process.stdout.readline()
-            assert banner.startswith("Play in your browser: http://127.0.0.1:"), banner
-            url = banner.split()[4]
-            with urllib.request.urlopen(url + "api/state", timeout=30) as response:
-                state = json.loads(response.read())
-            assert state["env_id"] == "skybridge_v0" and state["human_seats"] == [1]
-            assert state["agent_to_move"] and state["current_seat"] == 0 and state["moves"] == []
-            with urllib.request.urlopen(url, timeout=30) as response:
-                assert b"/static/play.js" in response.read()
-        finally:
-            process.send_signal(signal.SIGINT)
-            try:
-                code = process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                raise
-            assert code == 0
+
+def test_the_command_line_serves_a_watched_game_and_a_folder_of_replays():
+    import urllib.request
+
+    from tests import REPO_ROOT
+
+    command = ["-m", "sky_envs.play", "--web", "--env", "scala_v0", "--watch", "greedy", "random", "--pace", "0",
+               "--port", "0"]
+    with served_by_command(command, "Watch in your browser: ") as url:
+        with urllib.request.urlopen(url + "api/state", timeout=30) as response:
+            state = json.loads(response.read())
+        assert state["mode"] == "watch" and state["pace_ms"] == 0
+        assert [p["by"] for p in state["players"]] == ["greedy", "random"]
+    command = ["-m", "sky_envs.replay", str(REPO_ROOT / "docs" / "replays"), "--web", "--port", "0"]
+    with served_by_command(command, "Watch the replays in your browser: ") as url:
+        with urllib.request.urlopen(url + "api/state", timeout=30) as response:
+            listing = json.loads(response.read())
+        assert listing["mode"] == "replays" and len(listing["games"]) == 6

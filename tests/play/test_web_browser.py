@@ -1,101 +1,18 @@
 """The play page in a real headless Chromium (Debian's ``chromium`` and ``chromium-driver``
-packages, driven by Selenium): moves clicked and typed, an illegal move's error shown,
-undo, hint and new game, in every env and in hot-seat.
+packages, driven by Selenium), the second way to move: moves chosen from the list and typed,
+an illegal move's error shown, undo, hint and new game, in every env and in hot-seat.
 
 Skipped, saying so, where Chromium or its driver is not installed; ``.ci/run`` installs both.
 """
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
+from tests.play.play_page_support import NEEDS_CHROMIUM, Page
 from tests.play.play_web_support import PLAY_ENV_IDS, call, illegal_move_text, play_move, running_server
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-
-pytestmark = pytest.mark.skipif(
-    not (CHROMIUM and CHROMEDRIVER),
-    reason="no Chromium or chromedriver installed: apt-get install chromium chromium-driver",
-)
-
-WAIT_S = 20
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage", f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(WAIT_S)
-    yield driver
-    driver.quit()
-
-
-class Page:
-    """The play page as a player sees it, with waits on the page's own busy/version marks."""
-
-    def __init__(self, driver, server, query="?pace=0"):   # pace=0: no pause before agents' moves
-        from selenium.webdriver.support.ui import WebDriverWait
-
-        self.driver = driver
-        self.wait = WebDriverWait(driver, WAIT_S)
-        driver.get(server.url + query)
-        self.wait_idle()
-        self.wait.until(lambda d: d.execute_script(
-            "const b = document.getElementById('board'); return b.complete && b.naturalWidth > 0"))
-
-    def by_id(self, element_id):
-        return self.driver.find_element("id", element_id)
-
-    def text(self, element_id):
-        return self.by_id(element_id).text
-
-    def version(self):
-        return int(self.driver.find_element("tag name", "body").get_attribute("data-version"))
-
-    def wait_idle(self):
-        self.wait.until(lambda d: d.find_element("tag name", "body").get_attribute("data-busy") == "0"
-                        and int(d.find_element("tag name", "body").get_attribute("data-version")) >= 0)
-
-    def wait_changed(self, version):
-        self.wait.until(lambda d: d.find_element("tag name", "body").get_attribute("data-busy") == "0"
-                        and int(d.find_element("tag name", "body").get_attribute("data-version")) > version)
-
-    def move_buttons(self):
-        return self.driver.find_elements("css selector", "#legal-moves button.move")
-
-    def log(self):
-        return [item.text for item in self.driver.find_elements("css selector", "#move-log li")]
-
-    def click(self, element):
-        version = self.version()
-        element.click()
-        self.wait_changed(version)
-
-    def type_move(self, text, expect_change=True):
-        version = self.version()
-        box = self.by_id("move-input")
-        box.clear()
-        box.send_keys(text + "\n")
-        if expect_change:
-            self.wait_changed(version)
-        else:
-            self.wait.until(lambda d: d.find_element("id", "error").is_displayed())
-            self.wait_idle()
-
-    def error(self):
-        box = self.by_id("error")
-        return box.text if box.is_displayed() else ""
+pytestmark = NEEDS_CHROMIUM
 
 
 def test_a_short_game_on_the_page(browser):

@@ -10,17 +10,18 @@ from tests import REPO_ROOT
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 
 import throughput  # noqa: E402
+import vector_throughput  # noqa: E402
 
 
 def test_throughput_reports_every_figure_of_each_env(tmp_path, capsys):
     out = tmp_path / "speed.json"
     throughput.main(["--seconds", "0.05", "--rounds", "2", "--slices", "3", "--json", str(out), "skybridge_v0"])
     report = json.loads(out.read_text())
-    assert report["connect_four_v3"]["env_steps_per_s"] > 0
+    assert report["connect_four_v3"]["env_steps_per_s"] > 0 and report["connect_four_v3"]["user_env_steps_per_s"] > 0
     row = report["envs"]["skybridge_v0"]
-    assert len(row["x_connect_four_v3_rounds"]) == 2
-    for key in ("env_steps_per_s", "x_connect_four_v3", "raw_decisions_per_s", "clone_us",
-                "mcts_simulations_per_s", "env_bytes", "states_1000_bytes"):
+    assert len(row["x_connect_four_v3_rounds"]) == 2 and len(row["user_x_connect_four_v3_rounds"]) == 2
+    for key in ("env_steps_per_s", "x_connect_four_v3", "user_env_steps_per_s", "user_x_connect_four_v3",
+                "raw_decisions_per_s", "clone_us", "mcts_simulations_per_s", "env_bytes", "states_1000_bytes"):
         assert row[key] > 0, key
     assert "skybridge_v0" in capsys.readouterr().out
 
@@ -35,3 +36,23 @@ def test_paired_rates_play_whole_games_in_every_slice():
     player = throughput.RandomPlay(lambda: sky_envs.make("scala_v0"))
     player.play(0.0)   # a slice shorter than a game still ends the game it started
     assert player.steps > 0 and player.env.agents   # reset after the game, ready for the next
+
+
+def test_vector_throughput_reports_every_env_engine_and_anchor(tmp_path, capsys):
+    out = tmp_path / "vector.json"
+    vector_throughput.main(["--seconds", "0.02", "--rounds", "2", "--num-envs", "1", "4", "--json", str(out),
+                            "skybridge_v0", "scala_v0"])
+    report = json.loads(out.read_text())
+    assert report["anchors"]["connect_four_v3"]["decisions_per_s"] > 0
+    for anchor in ("open_spiel_connect_four", "pgx_connect_four"):   # measured, or skipped with the reason
+        assert anchor in report["anchors"] or report["skipped"][anchor]
+    for env_id in ("skybridge_v0", "scala_v0"):
+        row = report["envs"][env_id]
+        engines = ["auto", "python"] if row["compiled"] else ["python"]
+        for engine in engines:
+            assert row["bytes_per_game"][engine] > 0
+            for num_envs in ("1", "4"):
+                cell = row[engine][num_envs]
+                assert cell["decisions_per_s"] > 0 and cell["x_connect_four_v3"] > 0
+                assert len(cell["x_connect_four_v3_rounds"]) == 2
+    assert "skybridge_v0" in capsys.readouterr().out

@@ -39,7 +39,7 @@ def test_the_batched_collector_plays_the_games_of_the_single_agent_view(env_id, 
 
     def single(i):
         env = SingleAgentEnv(env_id, opponent=ObservationRule(), seat=int(vec.seats[i]), **options)
-        observation, info = env.reset(seed=int(vec.episode_seeds[i]))
+        observation, info = env.reset(seed=vec.game_seed(i))
         return env, observation, info["action_mask"]
 
     observations = vec.reset()

@@ -108,6 +108,14 @@ def test_random_actions_are_legal_and_uniform():
     assert mask[np.arange(3), draws].all()
     counts = np.bincount(draws[:, 0], minlength=10)[[1, 4, 9]]
     assert counts.min() > 900 and (draws[:, 2] == 7).all()
+    big = np.random.default_rng(1).random((vector.env.RANDOM_ACTION_CHUNK + 5, 7)) < 0.5
+    big[:, 3] = True
+    chunked = vector.random_actions(big, np.random.default_rng(2))
+    legal = np.flatnonzero(big)     # the one-pass draw, by hand: the chunks give the same actions
+    counts = big.sum(axis=1)
+    starts = np.cumsum(counts) - counts
+    whole = legal[starts + (np.random.default_rng(2).random(len(big)) * counts).astype(np.int64)] % 7
+    assert np.array_equal(chunked, whole)
     with pytest.raises(ValueError, match="row 1 of action_mask has no legal action"):
         vector.random_actions(np.array([[True], [False]]), rng)
     with pytest.raises(ValueError, match="action_mask must be a 2-d bool array"):

@@ -48,6 +48,12 @@ class _StandsGame(Game):
         """The shared lookup tables of this configuration (``tables.py``)."""
         raise NotImplementedError
 
+    def batched_games(self, num_envs: int, keep_final_observation: bool = True):
+        """The compiled engine of both modes over arrays of games (``batched.py``)."""
+        from sky_envs.games.highrise_heist.batched import HighriseHeistBatch
+
+        return HighriseHeistBatch(self, num_envs, keep_final_observation)
+
     # the tables are shared and large: copies and pickles leave them out and look them up again
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()

@@ -44,6 +44,11 @@ class ScalaGame(Game):
     def new_initial_state(self, rng: np.random.Generator) -> ScalaState:
         return ScalaState(self, START[0], START[1], 0, rng)
 
+    def batched_games(self, num_envs: int, keep_final_observation: bool = True):
+        from sky_envs.games.scala.batched import ScalaBatch   # the game's compiled engine
+
+        return ScalaBatch(self, num_envs, keep_final_observation)
+
     def state_from_text(self, text: str, rng: np.random.Generator | None = None) -> ScalaState:
         return read_position(text, partial(ScalaState, self, rng=rng))
 

@@ -14,7 +14,7 @@ from sky_envs.core.symmetry import BoardSymmetries, box_symmetries
 from sky_envs.games.sky_scrapers.board import board_for
 from sky_envs.games.sky_scrapers.heuristic import SkyScrapersHeuristic
 from sky_envs.games.sky_scrapers.render import render_rgb
-from sky_envs.games.sky_scrapers.rules import CHOOSE, MOVE, PLACE
+from sky_envs.games.sky_scrapers.rules import CHOOSE, MOVE, PLACE, standard_colours
 from sky_envs.games.sky_scrapers.state import SkyScrapersState
 from sky_envs.games.sky_scrapers.text import read_position
 
@@ -24,13 +24,6 @@ OPTIONS = ("board", "rows", "cols", "cells", "lines", "players", "positioning", 
 MAX_CELLS = MAX_SIDE * MAX_SIDE  # the biggest board: 64 x 64
 POSITIONINGS = ("standard", "random", "strategic")
 FIRSTS = ("player_0", "random")
-
-
-def standard_colours(cells: np.ndarray, players: int) -> np.ndarray:
-    """Colour of every cell under standard positioning: (r + c) % 2, or 2(r % 2) + c % 2."""
-    r, c = np.indices(cells.shape)
-    colours = (r + c) % 2 if players == 2 else 2 * (r % 2) + c % 2
-    return np.where(cells, colours, -1)
 
 
 class SkyScrapersGame(Game):
@@ -178,6 +171,12 @@ class SkyScrapersGame(Game):
             to_move = int(rng.integers(P)) if self.first == "random" else 0
             first_mover = (to_move + 1) % P  # the seat that placed second moves first
         return SkyScrapersState(self, board, heights, tops, seat_colours, phase, to_move, tiles_left, first_mover, rng)
+
+    def batched_games(self, num_envs: int, keep_final_observation: bool = True):
+        """The compiled engine over arrays of games (every option set has one)."""
+        from sky_envs.games.sky_scrapers.batched import SkyScrapersBatch
+
+        return SkyScrapersBatch(self, num_envs, keep_final_observation)
 
     def state_from_text(self, text: str, rng: np.random.Generator | None = None) -> SkyScrapersState:
         return read_position(self, text, partial(SkyScrapersState, self, rng=rng))

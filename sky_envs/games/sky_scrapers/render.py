@@ -34,6 +34,7 @@ def render_text(state) -> str:
 
 
 def render_rgb(state) -> np.ndarray:
+    """The board drawn cell by cell, named on its edges as the notation names cells."""
     board = state.board
     grid = []
     for r in range(board.rows):
@@ -55,4 +56,7 @@ def render_rgb(state) -> np.ndarray:
         caption = f"player_{state.current_player} ({letter}) to {state.phase}"
     else:
         caption = f"game over, winners {state.winners() if state.is_terminal() else 'none (max_turns)'}"
-    return grid_image(grid, hex_layout=board.lines == "hex", caption=caption)
+    # the edges carry the cell names of the move notation: column letters, rows from 1 at the top
+    return grid_image(grid, hex_layout=board.lines == "hex", caption=caption,
+                      col_labels=[column_name(c) for c in range(board.cols)],
+                      row_labels=[str(r + 1) for r in range(board.rows)])

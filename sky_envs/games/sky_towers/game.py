@@ -61,6 +61,11 @@ class SkyTowersGame(Game):
         state.deal(deck, first)
         return state
 
+    def batched_games(self, num_envs: int, keep_final_observation: bool = True):
+        from sky_envs.games.sky_towers.batched import SkyTowersBatch   # the game's compiled engine
+
+        return SkyTowersBatch(self, num_envs, keep_final_observation)
+
     def state_from_text(self, text: str, rng: np.random.Generator | None = None) -> SkyTowersState:
         return read_position(self, text, partial(SkyTowersState, self, rng))
 

@@ -146,6 +146,15 @@ class SkybridgeGame(Game):
         self.obs_matrix = observation_matrices(self)
 
     # ------------------------------------------------------------------ setup
+    def batched_games(self, num_envs: int, keep_final_observation: bool = True):
+        """The compiled engine over arrays of games (``batched.py``); None (the reference
+        engine) where one game's arrays would pass ``batched.MAX_STATE_BYTES``."""
+        from sky_envs.games.skybridge.batched import MAX_STATE_BYTES, SkybridgeBatch, state_bytes
+
+        if state_bytes(self) > MAX_STATE_BYTES:
+            return None
+        return SkybridgeBatch(self, num_envs, keep_final_observation)
+
     def new_initial_state(self, rng: np.random.Generator) -> SkybridgeState:
         B = self.num_foundations
         supply = [[list(s) for s in seat] for seat in self.initial_supply]

@@ -1,6 +1,7 @@
 """One Sky Scrapers network for every board (``any_board: true``): the same weights on any box,
 line set and seat count, checkpoints that record and enforce the option ranges they cover,
-``pretrained`` resolved per configuration, and expert iteration over a mixture of option sets."""
+``pretrained`` resolved per configuration (expert iteration over a mixture of option sets:
+tests/training/test_mixture.py)."""
 
 import json
 
@@ -15,10 +16,8 @@ from sky_envs.agents.checkpoint import (CheckpointError, load_checkpoint, open_c
 from sky_envs.agents.network import build_policy, forward, game_layout, normalize_spec, parameter_count
 from sky_envs.agents.pretrained import pretrained_path
 from tests import REPO_ROOT
-from tests.training.training_support import one_torch_thread, quiet  # noqa: F401 (fixture)
-from training.alphazero import ExpertIterationRun
+from tests.training.training_support import one_torch_thread  # noqa: F401 (fixture)
 from training.board_free import specialist_weights
-from training.config import load_config
 
 ANY = {"kind": "resnet", "channels": 8, "blocks": 1, "head_channels": 4, "head_hidden": [8], "policy_head": "moves",
        "any_board": True}
@@ -174,6 +173,45 @@ def test_the_specialists_weights_start_a_board_free_network_that_plays_its_moves
         state.apply(int(legal[int(theirs.argmax())]))
 
 
+BOARDS = {"6x6 default": {}, "8x8 square": {"board": "square", "rows": 8, "cols": 8, "positioning": "random"},
+          "6x6 hex": {"board": "random", "rows": 6, "cols": 6, "positioning": "random", "lines": "hex"},
+          "8x8 four seats": {"players": 4}}
+
+
+@pytest.mark.parametrize("options", BOARDS.values(), ids=BOARDS.keys())
+def test_one_checkpoint_plays_whole_games_on_the_boards_of_the_target(tmp_path, options):
+    path = universal_checkpoint(tmp_path / "universal.pt")
+    game = sky_envs.make_game("sky_scrapers_v0", **options)
+    raw = make_agent(str(path), env_id="sky_scrapers_v0", env_options=options, seed=0)
+    searcher = make_agent(f"{path}@4", env_id="sky_scrapers_v0", env_options=options, seed=0)
+    state = game.new_initial_state(np.random.default_rng(1))
+    moves = 0
+    while state.current_player >= 0:
+        agent = searcher if moves < 2 else raw   # a few searched moves, then the raw network to the end
+        observation = {"observation": state.observation(state.current_player), "action_mask": state.legal_mask()}
+        action = int(agent.act(observation, state))
+        assert state.legal_mask()[action], (moves, action)
+        state.apply(action)
+        moves += 1
+    assert moves > 10 and len(state.returns()) == game.num_players
+
+
+def test_pretrained_resolves_the_shipped_specialists_as_before():
+    """No env ships pretrained.json today: ``pretrained`` is ``checkpoints/<env_id>/policy.pt``
+    whatever the options, and options of other shapes are refused when it is opened, as before."""
+    shipped = sorted((REPO_ROOT / "checkpoints").glob("*/policy.pt"))
+    assert len(shipped) == 6
+    for path in shipped:
+        env_id = path.parent.name
+        assert not (path.parent / "pretrained.json").exists()
+        options = read_checkpoint(path)[0]["env_options"]
+        assert pretrained_path(env_id) == pretrained_path(env_id, options) == path
+    eight = {"board": "square", "rows": 8, "cols": 8}
+    assert pretrained_path("sky_scrapers_v0", eight) == REPO_ROOT / SPECIALIST
+    with pytest.raises(CheckpointError, match="expects observations"):
+        make_agent("pretrained", env_id="sky_scrapers_v0", env_options=eight)
+
+
 def test_pretrained_resolves_per_configuration(tmp_path):
     folder = tmp_path / "sky_scrapers_v0"
     folder.mkdir()
@@ -201,67 +239,6 @@ def test_pretrained_plays_the_options_asked_for():
     state = game.new_initial_state(np.random.default_rng(0))
     assert state.legal_mask()[agent.act({"observation": state.observation(state.current_player),
                                          "action_mask": state.legal_mask()}, state)]
-
-
-MIXED = {
-    "env.id": "sky_scrapers_v0",
-    "env.options": {"board": "random", "rows": 5, "cols": 5, "positioning": "random"},
-    "env.mixture": [
-        {"options": {"board": "random", "rows": 5, "cols": 5, "positioning": "random"}, "expert": "alphabeta@1"},
-        {"weight": 2, "options": {"board": "random"},
-         "draw": [[{"rows": 4, "cols": 4}, {"rows": 5, "cols": 6}], [{"lines": "all"}, {"lines": "hex"}],
-                  [{"players": 2}, {"players": 4}], [{"positioning": "random"}, {"positioning": "strategic"}]]}],
-    "train.algorithm": "alphazero", "train.timesteps": 240, "train.checkpoint_every": 120,
-    "train.quick_eval_games": 2, "policy": ANY,
-    "alphazero.simulations": 4, "alphazero.parallel_games": 3, "alphazero.batch_size": 16,
-    "alphazero.symmetries": True, "alphazero.value_target": "mean",
-    "eval.games": 2, "eval.opponents": ["random"],
-}
-
-
-def weights(run):
-    return {name: tensor.clone() for name, tensor in run.policy.state_dict().items()}
-
-
-def test_a_run_over_mixed_boards_trains_records_its_ranges_and_resumes_exactly(tmp_path):
-    straight = ExpertIterationRun(load_config(None, **MIXED), tmp_path / "straight", progress=False, log=quiet)
-    final = straight.train()
-    chunks = [str(chunk["options"]) for chunk in straight.buffer.chunks]
-    assert len(set(chunks)) > 1   # the iterations played several configurations
-    _, metadata = load_checkpoint(final)
-    assert metadata["option_ranges"] == {"board": ["random"], "cols": {"min": 4, "max": 6}, "lines": ["all", "hex"],
-                                         "players": {"min": 2, "max": 4}, "positioning": ["random", "strategic"],
-                                         "rows": {"min": 4, "max": 5}}
-    load_checkpoint(final, env_id="sky_scrapers_v0", env_options={"board": "random", "rows": 4, "cols": 6,
-                                                                  "players": 4, "lines": "hex",
-                                                                  "positioning": "strategic"})
-
-    def interrupt_after_two(run):
-        if run.iteration == 2:
-            raise KeyboardInterrupt
-
-    cut = ExpertIterationRun(load_config(None, **MIXED), tmp_path / "cut", progress=False, log=quiet)
-    with pytest.raises(KeyboardInterrupt):
-        cut.train(callback=interrupt_after_two)
-    resumed = ExpertIterationRun(load_config(None, **MIXED), tmp_path / "cut", progress=False, log=quiet)
-    resumed.train(resume=True)
-    assert resumed.steps_done == straight.steps_done
-    for name, tensor in weights(straight).items():
-        assert torch.equal(tensor, weights(resumed)[name]), name
-
-
-@pytest.mark.parametrize("change, message", [
-    ({"policy": {**ANY, "any_board": False}}, "policy any_board: true"),
-    ({"train.algorithm": "ppo"}, "needs train.algorithm 'alphazero'"),
-    ({"env.mixture": [{"options": {"board": "square", "rows": 5, "cols": 5, "positioning": "standard"}}]},
-     "entry 1 draws options .* that sky_scrapers_v0 refuses"),
-    ({"env.mixture": [{"options": {}, "draw": [{"rows": 4}]}]}, "draw must be a list of groups"),
-    ({"env.mixture": [{"options": {}, "expert": "greedy"}]}, "entry 1: expert must be null"),
-    ({"env.mixture": [{"options": {}, "weight": 0}]}, "weight must be a positive number"),
-])
-def test_a_mixture_is_validated_with_clear_errors(change, message):
-    with pytest.raises(ValueError, match=message):
-        load_config(None, **{**MIXED, **change})
 
 
 def test_shipping_can_widen_the_ranges_a_network_covers(tmp_path):

@@ -1,6 +1,7 @@
 """The ``sky-envs`` command: each subcommand is the same as its ``python -m`` form.
 
     sky-envs train --env highrise_heist_v0 --timesteps 100000   # python -m training.train
+    sky-envs train --recipe scala_v0                            # python -m training.recipe: a shipped agent rebuilt
     sky-envs evaluate --env scala_v0 --agents pretrained greedy  # python -m training.evaluate
     sky-envs play --env scala_v0 --opponent pretrained@200      # python -m sky_envs.play
     sky-envs play --env scala_v0 --web --watch pretrained greedy # agents against each other, in the browser

@@ -27,9 +27,15 @@ One iteration:
    ``alphazero.expert_moves`` below 1, the network plays that share of the learner's
    decisions itself (its most likely move, still labelled by the expert): the expert then
    teaches the positions the network's own play leads to, not only its own (DAgger).
+   With ``alphazero.policy_target: gumbel`` the search is Gumbel AlphaZero's
+   (:mod:`~sky_envs.agents.gumbel`: Gumbel-top-k of ``alphazero.gumbel_k`` root actions,
+   sequential halving, ``alphazero.c_scale``) and every decision plays the action its root
+   selects: its Gumbel noise is the exploration, so neither Dirichlet noise nor
+   ``temperature_moves`` applies.
 2. Every decision of the search becomes a sample: the deciding seat's observation, the visit
    distribution over the legal actions (the policy target; with ``alphazero.policy_target:
-   best`` the most visited moves in equal shares) and the game's final reward for that seat
+   best`` the most visited moves in equal shares, with ``gumbel`` the search's completed-Q
+   improved policy ``softmax(logits + sigma(completed Q))``) and the game's final reward for that seat
    (the value target; with ``alphazero.value_target: search`` the search's root value for
    that seat instead, ``mean`` the mean of both: one game's result says little about each
    of its fifty positions where the outcome is barely predictable, a search's estimate
@@ -68,7 +74,7 @@ import numpy as np
 from sky_envs.agents.checkpoint import policy_metadata, save_checkpoint
 from sky_envs.agents.network import build_policy, forward, game_layout, share_weights
 from sky_envs.agents.policy import NetworkEvaluator, SearchAgent
-from sky_envs.agents.search import PUCTSearch
+from sky_envs.agents.search import PUCTSearch, SearchResult
 from sky_envs.core.registry import canonical_id, make_game
 from .evaluate import evaluate_policy
 from .actors import advance
@@ -141,7 +147,7 @@ class ReplayBuffer:
         return np.stack(observations), masks, targets, values
 
 
-def expert_results(expert, states: list) -> list[tuple]:
+def expert_results(expert, states: list) -> list[SearchResult]:
     """What ``PUCTSearch.run`` gives, from the expert. A checkpoint's search (``SearchAgent``)
     searches all the states in lockstep, without root noise: its visit counts. A classical
     searcher gives per state the legal actions and a "visit count" of 1 for each of its best
@@ -153,7 +159,8 @@ def expert_results(expert, states: list) -> list[tuple]:
     for state in states:
         actions = state.legal_actions()
         best, _ = expert.best_actions(state.sample_consistent(state.current_player, expert.rng))
-        out.append((actions, np.isin(actions, best).astype(np.float64), None))
+        counts = np.isin(actions, best).astype(np.float64)
+        out.append(SearchResult(actions, counts, None, counts / counts.sum()))
     return out
 
 
@@ -166,13 +173,17 @@ def value_target(outcome: float, root_value: float | None, weight: float) -> flo
     return outcome if root_value is None or weight == 0 else (1 - weight) * outcome + weight * root_value
 
 
-def policy_target(visits: np.ndarray, shares: np.ndarray, kind: str) -> np.ndarray:
-    """A decision's policy target: the visit shares, or with ``alphazero.policy_target: best``
-    the most visited moves in equal shares (the moves the search plays, not those it only tried)."""
+def policy_target(result: SearchResult, kind: str) -> np.ndarray:
+    """A decision's policy target: the visit shares, with ``alphazero.policy_target: best``
+    the most visited moves in equal shares (the moves the search plays, not those it only
+    tried), with ``gumbel`` the Gumbel search's improved policy."""
+    visits = result.visits
     if kind == "best":
         best = visits == visits.max()
         return best / best.sum()
-    return shares
+    if kind == "gumbel":
+        return result.policy
+    return visits / visits.sum()
 
 
 class IterationGames:
@@ -314,11 +325,14 @@ class ExpertIterationRun:
         return self.networks[key]
 
     def new_search(self) -> PUCTSearch:
-        """The iteration's PUCT search, guided by the current network, with root noise."""
+        """The iteration's search, guided by the current network: PUCT with root noise, or
+        with ``policy_target: gumbel`` the Gumbel root with its noise."""
         s = self.settings
+        gumbel = s["policy_target"] == "gumbel"
         return PUCTSearch(NetworkEvaluator(self.playing.policy), s["simulations"], s["c_puct"], rng=self.rng,
-                          root_noise=True, noise_fraction=s["noise_fraction"], noise_alpha=s["noise_alpha"],
-                          rollout_weight=s["rollout_weight"], rollout_policy=s["rollout_policy"], solver=s["solver"])
+                          root_noise=not gumbel, noise_fraction=s["noise_fraction"], noise_alpha=s["noise_alpha"],
+                          rollout_weight=s["rollout_weight"], rollout_policy=s["rollout_policy"], solver=s["solver"],
+                          root="gumbel" if gumbel else "puct", gumbel_k=s["gumbel_k"], c_scale=s["c_scale"])
 
     def new_expert(self):
         """The ``alphazero.expert`` agent, seeded from the run's generator, or None."""
@@ -341,13 +355,13 @@ class ExpertIterationRun:
         """Record each searched decision (observation, policy target, root value) and play
         the learner's move in its game; returns the games still going."""
         still = []
-        for g, (actions, visits, root_value) in zip(active, results):
+        for g, result in zip(active, results):
+            actions, _, root_value = result
             state = games.states[g]
             player = state.current_player
-            shares = visits / visits.sum()
-            target = policy_target(visits, shares, self.settings["policy_target"])
+            target = policy_target(result, self.settings["policy_target"])
             games.records[g].append((state.observation(player), player, actions, target.astype(np.float32), root_value))
-            action = own[g] if g in own else self.learner_move(actions, visits, shares, len(games.records[g]))
+            action = own[g] if g in own else self.learner_move(result, len(games.records[g]))
             state.apply_unchecked(action)
             if state.current_player >= 0:
                 still.append(g)
@@ -355,12 +369,15 @@ class ExpertIterationRun:
                 games.finish(g)
         return still
 
-    def learner_move(self, actions: np.ndarray, visits: np.ndarray, shares: np.ndarray, decisions: int) -> int:
-        """The searched move played: sampled from the visit shares for a game's first
-        ``temperature_moves`` decisions (``decisions`` counts this one), later one of the
-        most visited at random."""
+    def learner_move(self, result: SearchResult, decisions: int) -> int:
+        """The searched move played: the Gumbel root's choice where it made one; else sampled
+        from the visit shares for a game's first ``temperature_moves`` decisions
+        (``decisions`` counts this one), later one of the most visited at random."""
+        if result.action is not None:
+            return result.action
+        actions, visits, _ = result
         if decisions <= self.settings["temperature_moves"]:
-            return int(actions[self.rng.choice(actions.size, p=shares)])
+            return int(actions[self.rng.choice(actions.size, p=visits / visits.sum())])
         best = np.flatnonzero(visits == visits.max())
         return int(actions[best[self.rng.integers(best.size)]])
 

@@ -48,7 +48,10 @@ DEFAULTS: dict[str, Any] = {
         "learning_rate": 1.0e-3,
         "weight_decay": 1.0e-4,
         "replay_ratio": 4.0,        # samples trained on per new decision recorded
-        "policy_target": "visits",  # "visits": the visit distribution; "best": the most visited moves, equal shares
+        "policy_target": "visits",  # "visits": the visit distribution; "best": the most visited moves, equal shares;
+                                    # "gumbel": Gumbel search's improved policy (self-play then searches and plays with the Gumbel root)
+        "gumbel_k": 16,             # policy_target gumbel: root actions sampled by Gumbel-top-k
+        "c_scale": 1.0,             # policy_target gumbel: the weight of Q against the logits in sigma(Q)
         "value_target": "outcome",  # "outcome": the game's result; "search": the search's root value; "mean": their mean
         "rollout_weight": 0.0,      # λ: leaf values are (1-λ)·network value + λ·one playout's result
         "rollout_policy": "random", # how playouts move: random, or greedy (games with move values)
@@ -172,15 +175,19 @@ def validate(config: dict) -> None:
     init_from = train["init_from"]
     if init_from is not None and (not isinstance(init_from, str) or not init_from):
         raise ValueError(f"train.init_from must be the path of a checkpoint file (or null), got {init_from!r}")
-    if config["alphazero"]["policy_target"] not in ("visits", "best"):
-        raise ValueError(f"alphazero.policy_target must be 'visits' or 'best', got {config['alphazero']['policy_target']!r}")
+    if config["alphazero"]["policy_target"] not in ("visits", "best", "gumbel"):
+        raise ValueError("alphazero.policy_target must be 'visits', 'best' or 'gumbel', got "
+                         f"{config['alphazero']['policy_target']!r}")
+    if config["alphazero"]["policy_target"] == "gumbel" and expert is not None:
+        raise ValueError("alphazero.policy_target 'gumbel' teaches the improved policy of the learner's own Gumbel "
+                         "search: with an expert, teach its visits or best moves")
     value_target = config["alphazero"]["value_target"]
     if value_target not in ("outcome", "search", "mean"):
         raise ValueError(f"alphazero.value_target must be 'outcome', 'search' or 'mean', got {value_target!r}")
     if value_target != "outcome" and base == "alphabeta":
         raise ValueError("alphazero.value_target 'search' and 'mean' need a searcher with a root value: an "
                          "alpha-beta expert gives only its best moves, so use value_target 'outcome'")
-    for key in ("c_puct", "rollout_weight", "rollout_policy", "solver"):
+    for key in ("c_puct", "rollout_weight", "rollout_policy", "solver", "gumbel_k", "c_scale"):
         error = search_setting_error(key, config["alphazero"][key])
         if error:
             raise ValueError(f"alphazero.{error}")

@@ -9,7 +9,9 @@ Agents are baseline names (``random``, ``greedy``, ``mcts``, ``mcts@400`` for a 
 checkpoint files (``policy.pt``; ``policy.pt@200`` plays PUCT search with 200 simulations),
 checked against the env before any game is played. ``--pairings A:B[:GAMES] ...``
 plays only those pairings (names as in the table), each ``--games`` or GAMES games; ``--workers N`` shares each
-pairing's games among N processes (the same results as one). Prints the table and writes
+pairing's games among N processes (the same results as one), and ``--ray-address ADDRESS``
+plays them as Ray tasks on a cluster (``auto``, or the head's HOST:PORT; the same results
+again; see :mod:`training.cluster`). Prints the table and writes
 ``evaluation.{json,csv,png}`` into ``--out``. Ctrl-C or SIGTERM stops every game, worker
 processes included, and exits with 128 + the signal's number without a report; the games
 finished by then are kept: every game's result goes to ``STEM.games.jsonl`` in ``--out``
@@ -44,11 +46,13 @@ from .tournament import read_journal, round_robin, write_journal_header
 
 
 def evaluate_policy(env_id: str, options: dict, policy_path: str | Path, evaluation: dict, seed: int,
-                    out_dir: str | Path, log=print, save_games: str | Path | None = None, **report_fields) -> dict:
+                    out_dir: str | Path, log=print, save_games: str | Path | None = None, cluster: bool = False,
+                    stem: str = "evaluation", **report_fields) -> dict:
     """The end-of-training evaluation: ``policy_path`` (raw, and with PUCT search when
     ``evaluation["search_simulations"]`` > 0) in a round robin with ``evaluation["opponents"]``;
-    prints the table and writes ``evaluation.{json,csv,png}`` into ``out_dir`` (and with
-    ``save_games`` a replay file per game into that folder)."""
+    prints the table and writes ``STEM.{json,csv,png}`` into ``out_dir`` (and with
+    ``save_games`` a replay file per game into that folder). ``cluster``: the games are Ray
+    tasks on the connected cluster rather than ``evaluation["workers"]`` processes."""
     checkpoint = open_checkpoint(policy_path, env_id, options)  # one load for the raw and the searched agent
     entries = {"policy": make_agent(checkpoint, seed=seed)}
     if evaluation.get("search_simulations", 0) > 0:
@@ -59,11 +63,11 @@ def evaluate_policy(env_id: str, options: dict, policy_path: str | Path, evaluat
         entries[name] = make_agent(name, seed=seed, **kwargs)
     anchor = "random" if "random" in entries else next(iter(entries))
     results = round_robin(env_id, options, entries, evaluation["games"], seed=seed, save_games=save_games,
-                          workers=evaluation["workers"])
+                          workers=evaluation["workers"], cluster=cluster)
     report = build_report(env_id, options, list(entries), results, anchor=anchor)
     report["policy"] = str(policy_path)
     report.update(report_fields)
-    files = write_report(report, out_dir)
+    files = write_report(report, out_dir, stem=stem)
     log(format_table(report))
     log("report: " + ", ".join(str(f) for f in files))
     return report
@@ -94,6 +98,9 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
                         help="play only these pairings, agents named as in the table (default: every pair); "
                              "GAMES overrides --games for one pairing")
     parser.add_argument("--workers", type=int, default=1, help="processes that share each pairing's games")
+    parser.add_argument("--ray-address", metavar="ADDRESS",
+                        help="play the games as Ray tasks on this cluster ('auto', or HOST:PORT of its head) "
+                             "instead of --workers processes: the same results, journaled the same way")
     parser.add_argument("--save-games", metavar="DIR", help="write each game as a replay file into DIR")
     parser.add_argument("--resume", action="store_true",
                         help="count the games recorded in OUT/STEM.games.jsonl by an earlier run of this evaluation "
@@ -131,6 +138,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
                 pairings.append((a, b, int(count)) if count else (a, b))
         if args.workers < 1:
             raise ValueError("--workers must be >= 1")
+        if args.ray_address and args.workers != 1:
+            raise ValueError("give --workers or --ray-address, not both: on a cluster its CPUs share the games")
         journal = Path(args.out) / f"{args.stem}.games.jsonl"
         header = {"env_id": env_id, "options": options, "agents": [_identity(spec, entries[name])
                                                                    for spec, name in zip(args.agents, entries)],
@@ -143,10 +152,19 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     journal.parent.mkdir(parents=True, exist_ok=True)
     if not known:
         write_journal_header(journal, header)
+    if args.ray_address:
+        from .cluster import connect
+
+        try:
+            resources = connect(args.ray_address)
+        except ConnectionError as error:
+            parser.error(str(error))
+        print(f"playing on the Ray cluster at {args.ray_address}: {resources.get('CPU', 0):g} CPUs")
     try:
         with interrupts_as_keyboard():  # SIGTERM too stops the games and their worker processes
             results = round_robin(env_id, options, entries, args.games, seed=args.seed, pairings=pairings,
-                                  workers=args.workers, save_games=args.save_games, journal=journal, known=known)
+                                  workers=args.workers, save_games=args.save_games, journal=journal, known=known,
+                                  cluster=bool(args.ray_address))
     except TrainingInterrupted as stop:
         print(f"evaluation stopped by {stop}: no report written; the games played are kept in {journal}, "
               "and the same command with --resume goes on from them", file=sys.stderr)

@@ -26,7 +26,8 @@ class OpponentPool:
         self.latest_probability = latest
         self.window = window
         seeds = [int(s) for s in np.random.SeedSequence(seed).generate_state(len(baselines) + 1)]
-        self.baselines: list[Actor] = [actor_for(make_agent(spec, seed=s), seed=s) for spec, s in zip(baselines, seeds)]
+        self.baselines: list[Actor] = [actor_for(make_agent(spec, seed=s, env_id=env_id, env_options=env_options), seed=s)
+                                       for spec, s in zip(baselines, seeds)]
         self._snapshot_seed = seeds[-1]
         self.snapshots: list[tuple[str, Actor]] = []
         self.live: Actor | None = None

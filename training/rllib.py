@@ -1,115 +1,370 @@
-"""Shared-policy self-play PPO with action masking on Ray RLlib: the scale-out path.
+"""League self-play PPO on Ray RLlib: ``training.train``'s self-play, on a Ray cluster.
 
-    python -m training.rllib --config configs/sky_scrapers.yaml --iterations 20
+    python -m training.rllib --config configs/highrise_heist.yaml --timesteps 100000
     python -m training.rllib --config configs/golden_rush.yaml --num-env-runners 8 --address auto
+    python -m training.rllib --resume runs/highrise_heist_v0-20261204-120000   # after Ctrl-C, SIGTERM, a lost head
 
-Every seat plays the one shared policy (``ProjectNetworkModule``: the config's ``policy``
-network spec, masked). The ``ppo`` section maps onto RLlib's PPO (learning_rate, gamma,
-gae_lambda, ent_coef, clip_range, vf_coef, n_epochs; batch_size is the minibatch size, and
-a training batch is ``train.n_envs * ppo.n_steps`` env steps unless ``--train-batch-size``
-says otherwise; a minibatch is never larger than a training batch). ``--num-env-runners K`` samples in K Ray actors (0: in this process);
-``--address`` joins a running Ray cluster (``auto``, or ``HOST:PORT``), otherwise a local
-Ray instance is started. After every iteration the policy is exported to
-``RUN_DIR/policy.pt``, a project checkpoint: ``python -m training.evaluate --config ...
---agents random greedy RUN_DIR/policy.pt`` plays it, and so do ``make_agent`` and the
-Gymnasium view. Needs ``pip install "sky_envs[rllib]"``, on every node of a cluster.
+The YAML configs are ``training.train``'s and mean the same:
+
+* ``pool``: the opponents, drawn per episode by the same rule (:mod:`training.league`): the
+  current policy (RLlib module ``main``, the only one trained), the last ``pool.window``
+  frozen snapshots (modules never trained) and the baselines, which play inside the env
+  runners through the project's agents;
+* ``train.timesteps``: the learner's decisions (module ``main``'s); the run stops after the
+  iteration that reaches it, or after ``--iterations N`` iterations in all. A snapshot is
+  taken every ``--snapshot-every`` iterations (default: about ``train.checkpoint_every``
+  env steps); ``train.n_envs`` games are shared by the env runners; ``init_from``, ``seed``,
+  ``torch_threads`` and ``quick_eval_games`` as in ``training.train``;
+* ``ppo``: RLlib's PPO set like MaskablePPO (:func:`training.league.league_config`);
+* ``eval``: the closing tournament and its report files, ``training.train``'s, its games
+  played as Ray tasks across the cluster. ``--eval-every K`` plays it every K iterations
+  too, in this process (``eval.workers`` processes: the env runners hold the cluster's
+  CPUs), as ``evaluation_iter<N>.{json,csv,png}``.
+
+``--num-env-runners K`` samples in K Ray actors (0: in this process); ``--address`` joins a
+running cluster (``auto``, or the head's ``HOST:PORT``; token authentication as in
+:func:`training.cluster.connect`), otherwise a local Ray instance is started.
+
+The run folder, written by this process only (so it may live on this machine, but resuming
+after a lost head needs it on storage that survives the head): ``run_state.json`` (config,
+counters, pool, and which RLlib checkpoint to resume from), ``rllib/iteration_<N>/`` (RLlib's
+checkpoint: every module, snapshots included, the optimizer and RLlib's counters),
+``policy.pt`` (after every iteration), ``checkpoints/iter_<N>.pt`` (each snapshot and
+check-in), ``final.pt`` and ``evaluation.*``. Every iteration is saved, the RLlib checkpoint
+before ``run_state.json`` (each renamed into place whole), so a run stopped anywhere resumes
+from its last saved iteration; Ctrl-C and SIGTERM exit with 128 + the signal's number. The
+``.pt`` files are project checkpoints: ``make_agent``, ``training.evaluate`` and the
+Gymnasium view play them. Needs ``pip install "sky_envs[rllib]"`` on every node, and
+checkpoint opponents in ``pool.baselines`` at the same path on every node.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import shlex
+import shutil
 import sys
 import time
 from pathlib import Path
 
-from .config import load_config
+import numpy as np
+
+from sky_envs.agents.checkpoint import policy_metadata
+from sky_envs.core.registry import canonical_id, make_game
+from .config import load_config, resumed_config
+from .evaluate import evaluate_policy
+from .league import LATEST, MAIN, League, league_config, league_modules, snapshot_module
+from .run_folder import CHECKPOINTS, STATE, remove_leftovers, write_state
 from .selfplay import default_run_dir
+from .signals import TrainingInterrupted, deferred_interrupts, interrupts_as_keyboard
+from .tournament import quick_scores
+from .warm_start import initial_weights
 
-SHARED = "shared"
-
-
-def ppo_config(config: dict, num_env_runners: int = 0, train_batch_size: int | None = None,
-               rollout_fragment_length: int | str = "auto"):
-    """RLlib's ``PPOConfig`` for a project config (see the module docstring)."""
-    from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-
-    from sky_envs.integrations.rllib import ProjectNetworkModule, SkyMultiAgentEnv
-
-    ppo, train = config["ppo"], config["train"]
-    train_batch_size = train_batch_size or train["n_envs"] * ppo["n_steps"]
-    module = RLModuleSpec(module_class=ProjectNetworkModule, model_config={"network": config["policy"]})
-    return (
-        PPOConfig()
-        .environment(SkyMultiAgentEnv, env_config={"env_id": config["env"]["id"], "options": config["env"]["options"]})
-        .multi_agent(policies={SHARED}, policy_mapping_fn=lambda agent_id, episode, **kwargs: SHARED)
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={SHARED: module}))
-        .env_runners(num_env_runners=num_env_runners, rollout_fragment_length=rollout_fragment_length)
-        .training(train_batch_size_per_learner=train_batch_size,
-                  minibatch_size=min(ppo["batch_size"], train_batch_size), num_epochs=ppo["n_epochs"], lr=ppo["learning_rate"],
-                  gamma=ppo["gamma"], lambda_=ppo["gae_lambda"], entropy_coeff=ppo["ent_coef"],
-                  clip_param=ppo["clip_range"], vf_loss_coeff=ppo["vf_coef"])
-        .debugging(seed=train["seed"])
-    )
+ALGORITHM = "rllib"   # the folder of RLlib checkpoints in a run folder
 
 
-def train(config: dict, run_dir: Path, iterations: int, num_env_runners: int = 0, address: str | None = None,
-          train_batch_size: int | None = None, command: str = "", log=print) -> Path:
-    """Start (or join, with ``address``) Ray, build PPO, run :func:`run_iterations`, stop."""
-    import ray
+class LeagueRun:
+    """One league self-play run on RLlib in one folder; ``train()`` then ``evaluate()``
+    (a :class:`~training.learner.Learner`, like ``training.train``'s runs).
 
-    if num_env_runners < 0:
-        raise ValueError(f"num_env_runners must be >= 0, got {num_env_runners!r}")
-    if not ray.is_initialized():
-        ray.init(address=address, include_dashboard=False, log_to_driver=num_env_runners > 0)
-    algorithm = ppo_config(config, num_env_runners, train_batch_size).build_algo()
-    try:
-        return run_iterations(algorithm, config, run_dir, iterations, command, log)
-    finally:
-        algorithm.stop()
+    ``num_env_runners``, ``address``, ``token_auth``: where it runs
+    (:func:`training.cluster.connect`); ``iterations``: stop after that many iterations in
+    all instead of at ``train.timesteps``; ``snapshot_every``, ``eval_every``: iterations
+    between snapshots and between check-in tournaments (0: none);
+    ``train_batch_size``: env steps per iteration (default ``train.n_envs * ppo.n_steps``).
+    """
+
+    def __init__(self, config: dict, run_dir: str | Path, num_env_runners: int = 0, address: str | None = None,
+                 iterations: int | None = None, snapshot_every: int | None = None, eval_every: int = 0,
+                 train_batch_size: int | None = None, token_auth: bool | None = None, log=print):
+        self.config = config
+        self.env_id = canonical_id(config["env"]["id"])
+        self.options = dict(config["env"]["options"])
+        self.game = make_game(self.env_id, **self.options)  # validates the options now
+        self.run_dir = Path(run_dir)
+        self.log = log
+        train = config["train"]
+        self.seed = int(train["seed"])
+        self.num_env_runners, self.address, self.token_auth = num_env_runners, address, token_auth
+        self.train_batch_size = train_batch_size or train["n_envs"] * config["ppo"]["n_steps"]
+        self.snapshot_every = snapshot_every or max(1, round(train["checkpoint_every"] / self.train_batch_size))
+        for name, value in (("num_env_runners", num_env_runners), ("eval_every", eval_every)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
+        for name, value in (("iterations", iterations), ("snapshot_every", self.snapshot_every),
+                            ("train_batch_size", self.train_batch_size)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        self.iterations = iterations
+        self.eval_every = eval_every
+        self.steps_done = 0        # the learner's (module main's) decisions
+        self.env_steps = 0         # every module's decisions
+        self.iterations_done = 0
+        self.seconds = 0.0
+        self.quick_evals: list[dict] = []
+        self.command = ""
+        self.league = League(config["pool"]["window"])
+        self.init_weights, self.init_from = initial_weights(config, run_dir)
+
+    def metadata(self) -> dict:
+        return policy_metadata(self.game, self.options, self.config["policy"], **self._training_record())
+
+    def _training_record(self) -> dict:
+        return {"algorithm": "RLlib PPO league self-play", "steps": int(self.steps_done),
+                "iterations": self.iterations_done, "seed": self.seed, "wall_clock_s": round(self.seconds, 1),
+                "command": self.command, **({"init_from": self.init_from} if self.init_from else {})}
+
+    # ------------------------------------------------------------ the folder
+    def _state(self, algorithm_dir: Path) -> dict:
+        return {"env_id": self.env_id, "env_options": self.options, "config": self.config, "trainer": "rllib",
+                "algorithm": os.path.relpath(algorithm_dir, self.run_dir), "iterations_done": self.iterations_done,
+                "steps_done": self.steps_done, "env_steps": self.env_steps, "seconds": self.seconds,
+                "stop": {"iterations": self.iterations}, "snapshot_every": self.snapshot_every,
+                "command": self.command, "init_from": self.init_from, "quick_evals": self.quick_evals,
+                "league": self.league.state()}
+
+    def _load_state(self) -> dict:
+        for path in remove_leftovers(self.run_dir):
+            self.log(f"removed {path}, left by an interrupted write")
+        state = read_league_state(self.run_dir)
+        if state["env_id"] != self.env_id or state["env_options"] != self.options:
+            raise ValueError(f"cannot resume: the run in {str(self.run_dir)!r} trained {state['env_id']} "
+                             f"{state['env_options']}, not {self.env_id} {self.options}")
+        self.iterations_done, self.steps_done = int(state["iterations_done"]), int(state["steps_done"])
+        self.env_steps, self.seconds = int(state["env_steps"]), float(state["seconds"])
+        self.quick_evals, self.init_from = list(state["quick_evals"]), state["init_from"]
+        self.snapshot_every = state["snapshot_every"]
+        if self.iterations is None:
+            self.iterations = state["stop"]["iterations"]
+        self.league = League.from_state(state["league"])
+        if state.get("command") and self.command:
+            self.command = f"{state['command']} ; {self.command}"
+        keep = (self.run_dir / state["algorithm"]).resolve()
+        for stale in (self.run_dir / ALGORITHM).iterdir():   # a newer save cut short before run_state.json
+            if stale.resolve() != keep:
+                shutil.rmtree(stale)
+                self.log(f"removed {stale}, a save that run_state.json does not name")
+        return state
+
+    def _export(self, algorithm, path: Path) -> Path:
+        from sky_envs.integrations.rllib import export_checkpoint
+
+        return export_checkpoint(algorithm.get_module(MAIN), path, self.env_id, self.options, **self._training_record())
+
+    def _save(self, algorithm, checkpoint: bool, check_in: bool) -> Path | None:
+        """After an iteration: ``policy.pt``; with ``checkpoint`` or ``check_in`` also
+        ``checkpoints/iter_<N>.pt`` (at a checkpoint it enters the league as a snapshot);
+        then RLlib's checkpoint and ``run_state.json``, each renamed into place whole.
+        Returns the iteration's checkpoint file, if any."""
+        iteration = self.iterations_done
+        self._export(algorithm, self.run_dir / "policy.pt")
+        path = None
+        if checkpoint or check_in:
+            path = self._export(algorithm, self.run_dir / CHECKPOINTS / f"iter_{iteration:06d}.pt")
+        if checkpoint and self.league.window > 0:
+            self.league.take(algorithm, iteration, self.steps_done, os.path.relpath(path, self.run_dir))
+        target = self.run_dir / ALGORITHM / f"iteration_{iteration:06d}"
+        partial = target.with_name(target.name + ".partial")
+        for leftover in (partial, target):
+            if leftover.exists():
+                shutil.rmtree(leftover)
+        algorithm.save_to_path(str(partial.resolve()))
+        os.replace(partial, target)
+        write_state(self.run_dir, self._state(target),
+                    [str(self.run_dir / s["checkpoint"]) for s in self.league.snapshots])
+        for stale in (self.run_dir / ALGORITHM).iterdir():
+            if stale != target:
+                shutil.rmtree(stale)
+        return path
+
+    # ------------------------------------------------------------ training
+    def _done(self) -> bool:
+        if self.iterations is not None:
+            return self.iterations_done >= self.iterations
+        return self.steps_done >= self.config["train"]["timesteps"]
+
+    def _connect(self) -> None:
+        from .cluster import connect
+
+        connect(self.address, self.token_auth, log_to_driver=self.num_env_runners > 0)
+
+    def _build(self, resume: bool):
+        import torch
+
+        torch.set_num_threads(int(self.config["train"]["torch_threads"]))
+        # a resumed run plays new games, not the ones the run began with
+        seed = int(np.random.SeedSequence([self.seed, self.iterations_done]).generate_state(1)[0] % 2**31)
+        algorithm = league_config(self.config, self.num_env_runners, self.train_batch_size, seed).build_algo()
+        if resume:
+            state = read_league_state(self.run_dir)
+            algorithm.restore_from_path(str((self.run_dir / state["algorithm"]).resolve()))
+        elif self.init_weights is not None:
+            weights = self.init_weights
+            algorithm.learner_group.foreach_learner(lambda learner: learner.module[MAIN].policy.load_state_dict(weights))
+        # every module's weights, from the learner: snapshot slots included, whatever RLlib synced
+        modules = [MAIN] + [snapshot_module(s["slot"]) for s in self.league.snapshots]
+        self.league.publish(algorithm, algorithm.learner_group.get_weights(module_ids=modules))
+        return algorithm
+
+    def train(self, resume: bool = False, callback=None) -> Path:
+        """Train until the stop rule (continuing the run saved in ``run_dir`` with
+        ``resume``); returns ``final.pt``. ``callback(run, algorithm, result)`` is called after
+        each saved iteration with RLlib's ``Algorithm`` and result; ``False`` stops the run there."""
+        if resume:
+            self._load_state()
+            self.log(f"resuming {self.env_id} after iteration {self.iterations_done} "
+                     f"({self.steps_done:,} learner steps) from {self.run_dir}")
+        elif (self.run_dir / STATE).exists():
+            raise ValueError(f"{str(self.run_dir)!r} already holds a run: pass resume=True (--resume) or another folder")
+        latest = LATEST in league_modules(self.config["pool"])
+        self._connect()   # before the block: ray.init sets a SIGTERM handler of its own
+        with interrupts_as_keyboard():
+            algorithm = None
+            try:
+                algorithm = self._build(resume)
+                iteration_ended = time.perf_counter()
+                while not self._done():
+                    if latest:
+                        self.league.refresh_latest(algorithm)
+                    started = time.perf_counter()
+                    result = algorithm.train()
+                    runners = result["env_runners"]
+                    with deferred_interrupts():
+                        self.seconds += time.perf_counter() - started
+                        self.iterations_done += 1
+                        new_steps = int(runners.get("league", {}).get("learner_decisions", 0))
+                        self.steps_done += new_steps
+                        self.env_steps += int(runners.get("num_env_steps_sampled", 0))
+                        checkpoint = self.iterations_done % self.snapshot_every == 0
+                        check_in = self.eval_every > 0 and self.iterations_done % self.eval_every == 0
+                        path = self._save(algorithm, checkpoint, check_in)
+                    now = time.perf_counter()   # the whole loop: sampling, update, saves, evaluations
+                    self.log(self._progress_line(runners, new_steps / (now - iteration_ended)))
+                    iteration_ended = now
+                    if checkpoint:
+                        self._quick_eval(path)
+                    if check_in:
+                        evaluate_policy(self.env_id, self.options, path, self.config["eval"], self.seed, self.run_dir,
+                                        self.log, stem=f"evaluation_iter{self.iterations_done:06d}",
+                                        training_steps=self.steps_done, iterations=self.iterations_done)
+                    if callback is not None and callback(self, algorithm, result) is False:
+                        break
+                with deferred_interrupts():
+                    final = self._export(algorithm, self.run_dir / "final.pt")
+            except KeyboardInterrupt:   # Ctrl-C or SIGTERM (TrainingInterrupted): the last iteration is saved
+                self.log(f"interrupted after iteration {self.iterations_done}: saved; "
+                         f"continue with --resume {self.run_dir}")
+                raise
+            finally:
+                if algorithm is not None:
+                    algorithm.stop()
+        self.log(f"trained {self.iterations_done} iterations, {self.steps_done:,} learner steps "
+                 f"in {self.seconds:.0f} s; final policy {final}")
+        return final
+
+    def _progress_line(self, runners: dict, rate: float) -> str:
+        scores = ", ".join(f"{name.removeprefix('score_vs_')} {float(value):.2f}"
+                           for name, value in sorted(runners.get("league", {}).items())
+                           if name.startswith("score_vs_") and np.isfinite(value))
+        return (f"iteration {self.iterations_done}: {self.steps_done:,} learner steps ({self.env_steps:,} env steps), "
+                f"{rate:,.0f} learner steps/s" + (f"; the learner's score vs {scores}" if scores else ""))
+
+    def _quick_eval(self, path: Path) -> dict:
+        from sky_envs.agents import PolicyAgent
+
+        policy = PolicyAgent.load(path, env_id=self.env_id, env_options=self.options).policy
+        scores = {"steps": self.steps_done, "iterations": self.iterations_done,
+                  **quick_scores(self.env_id, self.options, policy, self.config["train"]["quick_eval_games"],
+                                 seed=10_000 + self.steps_done % 997, agent_seed=self.seed)}
+        self.quick_evals.append(scores)
+        self.log(f"checkpoint {path.name}: score vs random {scores['random']:.2f}, vs greedy {scores['greedy']:.2f}")
+        return scores
+
+    # ------------------------------------------------------------ evaluation
+    def evaluate(self, policy_path: Path) -> dict:
+        """``training.train``'s closing tournament of ``policy_path``, its games as Ray tasks
+        on the cluster (joined if this process is not connected yet)."""
+        self._connect()
+        return evaluate_policy(self.env_id, self.options, policy_path, self.config["eval"], self.seed, self.run_dir,
+                               self.log, cluster=True, training_steps=int(self.steps_done),
+                               iterations=self.iterations_done)
 
 
-def run_iterations(algorithm, config: dict, run_dir: Path, iterations: int, command: str = "", log=print) -> Path:
-    """Train ``algorithm`` for ``iterations`` iterations, exporting the shared policy to
-    ``run_dir/policy.pt`` after each; the path."""
-    from sky_envs.integrations.rllib import export_checkpoint
-
-    if iterations < 1:
-        raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
-    env = config["env"]
-    path = Path(run_dir) / "policy.pt"
-    start, steps = time.time(), 0
-    for iteration in range(1, iterations + 1):
-        result = algorithm.train()
-        runners = result.get("env_runners", {})
-        steps = int(runners.get("num_env_steps_sampled_lifetime", steps))
-        log(f"iteration {iteration}/{iterations}: {steps:,} env steps, "
-            f"{int(runners.get('num_episodes_lifetime', 0)):,} games, "
-            f"mean length {runners.get('episode_len_mean', float('nan')):.1f}")
-        export_checkpoint(algorithm.get_module(SHARED), path, env["id"], env["options"],
-                          algorithm="RLlib PPO shared-policy self-play", steps=steps, iterations=iteration,
-                          seed=config["train"]["seed"], command=command, seconds=round(time.time() - start, 1))
-    log(f"policy: {path} (python -m {__package__}.evaluate --env {env['id']} --agents random greedy {path})")
-    return path
+def read_league_state(run_dir: Path) -> dict:
+    """``run_state.json`` of an RLlib league run, checked: it names an RLlib checkpoint that exists."""
+    path = Path(run_dir) / STATE
+    if not path.is_file():
+        raise ValueError(f"cannot resume: {str(path)!r} does not exist (a run writes it after its first iteration)")
+    state = json.loads(path.read_text())
+    if state.get("trainer") != "rllib":
+        raise ValueError(f"cannot resume {str(run_dir)!r} with training.rllib: it is a training.train run "
+                         "(python -m training.train --resume)")
+    if not (Path(run_dir) / state["algorithm"]).is_dir():
+        raise ValueError(f"cannot resume: the RLlib checkpoint {state['algorithm']!r} is missing from {str(run_dir)!r}")
+    return state
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    from sky_envs.agents.pretrained import default_config
     from sky_envs.core.arguments import HelpFormatter, module_prog
 
-    parser = argparse.ArgumentParser(prog=module_prog(__spec__), description=__doc__, formatter_class=HelpFormatter)
-    parser.add_argument("--config", required=True, help="a YAML file in configs/")
-    parser.add_argument("--iterations", type=int, default=10, help="PPO iterations (default 10)")
+    parser = argparse.ArgumentParser(prog=prog or module_prog(__spec__), description=__doc__,
+                                     formatter_class=HelpFormatter)
+    parser.add_argument("--config", help="a YAML file in configs/ (not needed with --resume)")
+    parser.add_argument("--env", help="train with the env's default config configs/<game>.yaml (instead of --config)")
+    parser.add_argument("--run-dir", help="where the run is written (default: runs/<env>-<time>)")
+    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in this folder")
+    parser.add_argument("--timesteps", type=int, help="override train.timesteps (the learner's decisions)")
+    parser.add_argument("--iterations", type=int, help="stop after this many iterations in all (instead of timesteps)")
+    parser.add_argument("--eval-games", type=int, help="override eval.games (games per pairing)")
+    parser.add_argument("--init-from", metavar="CHECKPOINT",
+                        help="override train.init_from: start the network from this checkpoint's weights")
     parser.add_argument("--num-env-runners", type=int, default=0, help="sampling actors (default 0: in this process)")
     parser.add_argument("--address", help="a running Ray cluster to join ('auto' or HOST:PORT); default: a local instance")
     parser.add_argument("--train-batch-size", type=int, help="env steps per iteration (default train.n_envs * ppo.n_steps)")
-    parser.add_argument("--run-dir", help="where policy.pt is written (default: runs/<env>-<time>)")
+    parser.add_argument("--snapshot-every", type=int,
+                        help="iterations between frozen snapshots (default: about train.checkpoint_every env steps)")
+    parser.add_argument("--eval-every", type=int, default=0, help="a check-in tournament every K iterations (default: none)")
+    parser.add_argument("--no-eval", action="store_true", help="skip the final evaluation")
     args = parser.parse_args(argv)
-    config = load_config(args.config)
-    run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(config["env"]["id"])
-    command = shlex.join([sys.executable, "-m", "training.rllib", *(argv if argv is not None else sys.argv[1:])])
-    train(config, run_dir, args.iterations, args.num_env_runners, args.address, args.train_batch_size, command=command)
+
+    overrides = {}
+    for key, value in (("train.timesteps", args.timesteps), ("eval.games", args.eval_games),
+                       ("train.init_from", args.init_from)):
+        if value is not None:
+            overrides[key] = value
+    try:
+        if args.resume:
+            if args.init_from is not None:
+                raise ValueError("--init-from starts a new run; a resumed run continues from its own weights")
+            config = resumed_config(read_league_state(Path(args.resume))["config"], **overrides)
+            run_dir = Path(args.resume)
+        else:
+            if bool(args.config) == bool(args.env):
+                raise ValueError("give --config FILE or --env ENV_ID (or --resume RUN_DIR)")
+            config = load_config(args.config or default_config(args.env), **overrides)
+            run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(config["env"]["id"])
+        run = LeagueRun(config, run_dir, args.num_env_runners, args.address, args.iterations, args.snapshot_every,
+                        args.eval_every, args.train_batch_size)
+        run.command = shlex.join([sys.executable, "-m", "training.rllib", *(argv if argv is not None else sys.argv[1:])])
+    except ValueError as error:
+        parser.error(str(error))
+    import ray
+
+    try:
+        final = run.train(resume=bool(args.resume))
+        if not args.no_eval:
+            with interrupts_as_keyboard():
+                run.evaluate(final)
+    except TrainingInterrupted as stop:
+        if (run.run_dir / "final.pt").is_file():   # stopped in the closing tournament: the run is saved
+            print(f"evaluation stopped by {stop}: evaluate {run.run_dir / 'final.pt'} with python -m "
+                  f"{__package__}.evaluate", file=sys.stderr)
+        return 128 + stop.signum
+    finally:
+        ray.shutdown()
     return 0
 
 

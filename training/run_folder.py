@@ -22,7 +22,7 @@ CHECKPOINTS = "checkpoints"
 
 # temp files of atomic writes: ours ("<name>.<random>.tmp"), save_checkpoint's
 # ("<name><random>.tmp") and those of earlier versions ("model_latest<random>.zip")
-_LEFTOVER = re.compile(r"^(model_latest\.zip\..+\.tmp|run_state\.json.+\.tmp|(step_\d+|final)\.pt.+\.tmp"
+_LEFTOVER = re.compile(r"^(model_latest\.zip\..+\.tmp|run_state\.json.+\.tmp|(step_\d+|iter_\d+|final|policy)\.pt.+\.tmp"
                        r"|model_latest(?!\.zip$).+\.zip)$")
 
 

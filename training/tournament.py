@@ -184,13 +184,21 @@ def quick_scores(env_id: str, options: dict, policy, games: int, seed: int, agen
 def round_robin(env_id: str, options: dict, entries: dict[str, Agent], games: int, seed: int = 0,
                 progress=None, pairings: list[tuple] | None = None, workers: int = 1,
                 save_games: str | Path | None = None, journal: str | Path | None = None,
-                known: dict[tuple[str, str], dict[int, float]] | None = None) -> list[PairResult]:
+                known: dict[tuple[str, str], dict[int, float]] | None = None, cluster: bool = False) -> list[PairResult]:
     """Every pair of entries plays ``games`` games (seats rotating), or only ``pairings``:
     ``(a, b)`` or ``(a, b, games)`` tuples of entry names. ``save_games``, ``journal``: see
-    :func:`match`; ``known``: games already played, by pairing (:func:`read_journal`)."""
+    :func:`match`; ``known``: games already played, by pairing (:func:`read_journal`).
+    ``cluster``: the games of all pairings are Ray tasks on the cluster this process is
+    connected to (:func:`training.cluster.play_pairings`; the same results), not ``workers``
+    processes."""
+    chosen = [(*pairing, games)[:3] for pairing in (pairings if pairings is not None
+                                                    else itertools.combinations(entries, 2))]
+    if cluster:
+        from .cluster import play_pairings
+
+        return play_pairings(env_id, options, entries, chosen, seed, known, save_games, journal, progress)
     results = []
-    for pairing in pairings if pairings is not None else itertools.combinations(entries, 2):
-        name_a, name_b, count = (*pairing, games)[:3]
+    for name_a, name_b, count in chosen:
         results.append(match(env_id, options, (name_a, entries[name_a]), (name_b, entries[name_b]), count, seed,
                              workers, save_games, journal, (known or {}).get((name_a, name_b))))
         if progress is not None:

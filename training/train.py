@@ -6,6 +6,7 @@ alphazero``), then evaluate it against the baselines.
     python -m training.train --env highrise_heist_v0 --timesteps 100000  # the env's default config
     python -m training.train --resume runs/demo          # continue an interrupted run
     python -m training.train --config configs/recipes/golden_rush_v0/2_finetune_vs_greedy.yaml --init-from my_policy.pt  # fine-tune
+    python -m training.train --recipe scala_v0 --dry-run   # rebuild a shipped agent: python -m training.recipe
 
 Ends with an evaluation table (ratings and pairings) and writes the report files into the
 run folder. Ctrl-C or SIGTERM saves the run so that ``--resume`` continues it (the command
@@ -31,12 +32,21 @@ from .signals import TrainingInterrupted, interrupts_as_keyboard
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    args = sys.argv[1:] if argv is None else list(argv)
+    if recipe_args := recipe_arguments(args):   # --recipe ENV_ID, or --resume of a recipe run
+        from .recipe import main as recipe_main
+
+        return recipe_main(recipe_args, prog=f"{prog or module_prog(__spec__)} --recipe")
     parser = argparse.ArgumentParser(prog=prog or module_prog(__spec__), description=__doc__,
                                      formatter_class=HelpFormatter)
     parser.add_argument("--config", help="a YAML file in configs/ (not needed with --resume)")
     parser.add_argument("--env", help="train with the env's default config configs/<game>.yaml (instead of --config)")
     parser.add_argument("--run-dir", help="where the run is written (default: runs/<env>-<time>)")
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in this folder")
+    parser.add_argument("--recipe", metavar="ENV_ID",
+                        help="rebuild the shipped agent of ENV_ID from nothing (every stage of its recipe, then ship "
+                             "and report): python -m training.recipe ENV_ID; its options follow (--dry-run, --stages, "
+                             "--budget-scale, --address, ...)")
     parser.add_argument("--timesteps", type=int, help="override train.timesteps")
     parser.add_argument("--eval-games", type=int, help="override eval.games (games per pairing)")
     parser.add_argument("--init-from", metavar="CHECKPOINT",
@@ -86,6 +96,22 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
             print(f"evaluation stopped by {stop}: evaluate {final} with {evaluate_prog(parser.prog)}", file=sys.stderr)
             return 128 + stop.signum
     return 0
+
+
+def recipe_arguments(args: list[str]) -> list[str] | None:
+    """The arguments of ``training.recipe`` where ``args`` ask for a recipe (``--recipe ENV_ID
+    ...``, or ``--resume`` of a recipe's run folder), else None."""
+    from .recipe import STATE_FILE
+
+    for at, arg in enumerate(args):
+        if arg == "--recipe":
+            return args[:at] + args[at + 1:]
+        if arg.startswith("--recipe="):
+            return args[:at] + [arg.partition("=")[2]] + args[at + 1:]
+    if "--resume" in args and args.index("--resume") + 1 < len(args):
+        if (Path(args[args.index("--resume") + 1]) / STATE_FILE).is_file():
+            return args
+    return None
 
 
 def evaluate_prog(prog: str) -> str:

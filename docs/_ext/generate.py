@@ -5,14 +5,19 @@
   MyST's ``{include}`` so that the docstring stays the one source.
 * ``envs/pictures/<env_id>/<name>.png``: the pictures of example positions that
   ``docs/pictures/<env_id>.py`` defines (its ``pictures()`` returns ``{name: RGB array}``).
+* ``guides/_generated/<env_id>.recipe.inc`` and ``<env_id>.ladder.inc``: each shipped agent's
+  recipe, rendered from ``configs/recipes/<env_id>/recipe.yaml``, and its game's ladder, from
+  ``checkpoints/<env_id>/ladder.json``; ``guides/shipped_agents.md`` includes both (``.inc``:
+  not pages of their own).
 
-Both folders are build outputs (ignored by git).
+The three folders are build outputs (ignored by git).
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -23,16 +28,40 @@ from PIL import Image
 DOCS = Path(__file__).resolve().parent.parent
 
 
+def write_if_changed(path: Path, text: str) -> None:
+    if not path.exists() or path.read_text() != text:  # unchanged files keep their time: no rebuild
+        path.write_text(text)
+
+
 def write_docstrings(out: Path) -> None:
     import sky_envs
 
     out.mkdir(parents=True, exist_ok=True)
     for env_id in sky_envs.BUILTIN_ENV_IDS:
         module = importlib.import_module(f"sky_envs.{env_id}")
-        text = (module.__doc__ or "").strip() + "\n"
-        path = out / f"{env_id}.md"
-        if not path.exists() or path.read_text() != text:  # unchanged files keep their time: no rebuild
-            path.write_text(text)
+        write_if_changed(out / f"{env_id}.md", (module.__doc__ or "").strip() + "\n")
+
+
+def agent_includes(checkpoints: Path) -> dict[str, str]:
+    """``{file name: text}`` of the recipe and ladder includes of every shipped agent."""
+    from training.ladder import ladder_markdown, no_ladder_markdown
+    from training.recipe_file import load_recipe, recipe_markdown
+
+    texts = {}
+    for policy in sorted(checkpoints.glob("*/policy.pt")):
+        env_id = policy.parent.name
+        texts[f"{env_id}.recipe.inc"] = recipe_markdown(load_recipe(env_id))
+        ladder = policy.parent / "ladder.json"
+        texts[f"{env_id}.ladder.inc"] = (ladder_markdown(json.loads(ladder.read_text()),
+                                                         f"../../checkpoints/{env_id}/ladder.png")
+                                         if ladder.is_file() else no_ladder_markdown(env_id))
+    return texts
+
+
+def write_agent_includes(out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text in agent_includes(DOCS.parent / "checkpoints").items():
+        write_if_changed(out / name, text)
 
 
 def write_pictures(sources: Path, out: Path) -> None:
@@ -58,6 +87,7 @@ def write_pictures(sources: Path, out: Path) -> None:
 def generate(app) -> None:
     write_docstrings(DOCS / "envs" / "_docstrings")
     write_pictures(DOCS / "pictures", DOCS / "envs" / "pictures")
+    write_agent_includes(DOCS / "guides" / "_generated")
 
 
 def setup(app):

@@ -16,7 +16,7 @@ from sky_envs.agents.mcts import MCTSAgent
 from sky_envs.agents.checkpoint import (Checkpoint, CheckpointError, checkpoint_symmetries, load_checkpoint,
                                         open_checkpoint, save_checkpoint)
 from sky_envs.agents.policy import NetworkEvaluator, PolicyAgent, SearchAgent
-from sky_envs.agents.search import PUCTSearch
+from sky_envs.agents.search import ROOTS, PUCTSearch
 
 BASELINES: dict[str, type[Agent]] = {"random": RandomAgent, "greedy": GreedyAgent, "mcts": MCTSAgent,
                                      "alphabeta": AlphaBetaAgent}
@@ -25,10 +25,12 @@ BUDGETS = {"mcts": "simulations", "alphabeta": "depth"}
 
 
 def split_spec(text: str) -> tuple[str, str]:
-    """An agent spec's name or checkpoint path and its budget digits after '@' (``""`` where
-    it has none: an '@' followed by anything but digits may be part of a path)."""
+    """An agent spec's name or checkpoint path and its budget after '@': digits, for a
+    checkpoint's search maybe followed by '+' and a search root (``"32+gumbel"``); ``""``
+    where it has none (an '@' followed by anything else may be part of a path)."""
     base, _, budget = text.rpartition("@")
-    if not base or not budget.isdigit():
+    digits, plus, root = budget.partition("+")
+    if not base or not digits.isdigit() or plus and root not in ROOTS:
         return text, ""
     return base, budget
 
@@ -44,7 +46,8 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
       it): the raw policy, or with ``search=N`` (or the spec ``"policy.pt@N"``) PUCT search
       with ``N`` simulations guided by the policy (:class:`SearchAgent`; ``kwargs`` go to
       it, and the checkpoint's recorded ``search`` settings, e.g. ``rollout_weight``, are
-      the defaults);
+      the defaults); ``"policy.pt@N+gumbel"`` searches with the Gumbel root
+      (``"policy.pt@N+puct"`` with PUCT's, whatever the checkpoint records);
     * a :class:`Checkpoint` already loaded (:func:`open_checkpoint`): the same agents, sharing
       its network and game (``env_id`` and ``env_options`` were checked when it was opened);
     * ``"pretrained"`` (``"pretrained@N"``): the checkpoint shipped for ``env_id`` that plays
@@ -59,6 +62,7 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
         raise ValueError(f"unknown agent {spec!r}: expected a baseline name, a checkpoint path or an Agent")
     text = str(spec)
     base, budget = split_spec(text)
+    budget, _, root = budget.partition("+")
     if budget:
         if int(budget) < 1:
             raise ValueError(f"agent spec {text!r}: the part after '@' must be a positive number "
@@ -70,7 +74,12 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
         from sky_envs.agents.pretrained import pretrained_path
 
         base = str(pretrained_path(env_id, env_options))
+    if root:
+        kwargs["root"] = root
     if base in BASELINES:
+        if root:
+            raise ValueError(f"agent spec {text!r}: a search root ('+{root}') is for a checkpoint's search, "
+                             f"not for {base}")
         if search is not None:
             if base not in BUDGETS:
                 raise ValueError(f"agent spec {text!r}: only {' and '.join(sorted(BUDGETS))} (a budget) and "
@@ -80,7 +89,8 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
     if base.endswith(".pt"):
         return _checkpoint_agent(open_checkpoint(base, env_id, env_options), search, seed, kwargs)
     raise ValueError(f"unknown agent {text!r}: expected one of {sorted(BASELINES)} (mcts@N, alphabeta@N for a budget), "
-                     "'pretrained' (pretrained@N), a checkpoint path ending in .pt (policy.pt@N for search), or an Agent instance")
+                     "'pretrained' (pretrained@N), a checkpoint path ending in .pt (policy.pt@N for search, policy.pt@N+gumbel "
+                     "with the Gumbel root), or an Agent instance")
 
 
 def _checkpoint_agent(checkpoint: Checkpoint, search: int | None, seed: int | None, kwargs: dict) -> Agent:

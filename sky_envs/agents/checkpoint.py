@@ -22,8 +22,10 @@ spec (with a pairs policy head, the game's ``action_cells`` too; with a moves he
 ``stack_moves``), and how the policy was
 trained (``training``: algorithm, steps, seed, command, wall-clock seconds); evaluation
 results may sit in ``rating``, and ``search`` may hold the settings this network plays best
-with under search (``rollout_weight``, ``rollout_policy``, ``c_puct``, ``leaves_per_call``, ``solver``:
-the defaults of ``make_agent("policy.pt@N")``, measured when it shipped), and
+with under search (``rollout_weight``, ``rollout_policy``, ``c_puct``, ``leaves_per_call``, ``solver``,
+and for the Gumbel root ``root``, ``gumbel_k``, ``gumbel_scale``, ``c_scale``: the defaults of
+``make_agent("policy.pt@N")``, measured when it shipped; ``search.SEARCH_SETTINGS``; under
+``gumbel``, settings that replace those with the Gumbel root), and
 ``average_symmetries: true`` that the network plays averaged over the board's symmetries
 (:func:`checkpoint_symmetries`), raw and under search.
 
@@ -58,7 +60,7 @@ import numpy as np
 
 from sky_envs.agents.network import (any_board, build_policy, check_action_cells, check_size, check_stack_moves,
                                      game_layout, moves_head, normalize_spec, pairs_head)
-from sky_envs.agents.search import search_setting_error
+from sky_envs.agents.search import recorded_setting_error
 
 FORMAT = "sky_envs.policy/2"
 MAX_FILE_BYTES = 64 * 2**20
@@ -201,7 +203,7 @@ def _check_metadata(metadata: dict, where: str) -> None:
     if not all(isinstance(key, str) for key in metadata["env_options"]):
         raise CheckpointError(f"{where} is damaged: env_options must map option names to values")
     for key, value in metadata.get("search", {}).items():
-        if (error := search_setting_error(key, value)) is not None:
+        if (error := recorded_setting_error(key, value)) is not None:
             raise CheckpointError(f"{where} is damaged: metadata 'search' holds {key}={value!r:.40} ({error:.200})")
     if "option_ranges" in metadata:
         if (error := option_ranges_format_error(metadata["option_ranges"], metadata["network"])) is not None:

@@ -1,5 +1,6 @@
 """Trained networks as agents: the batched network calls (:class:`NetworkEvaluator`), the
-raw policy (:class:`PolicyAgent`) and PUCT search guided by it (:class:`SearchAgent`).
+raw policy (:class:`PolicyAgent`) and search guided by it (:class:`SearchAgent`: PUCT, or
+the Gumbel root).
 
 Checkpoint files are described in :mod:`sky_envs.agents.checkpoint`, networks in
 :mod:`sky_envs.agents.network`, the search algorithm in :mod:`sky_envs.agents.search` (which
@@ -15,7 +16,7 @@ import numpy as np
 from sky_envs.agents.base import Agent
 from sky_envs.agents.checkpoint import Checkpoint, open_checkpoint
 from sky_envs.agents.network import forward
-from sky_envs.agents.search import PUCTSearch
+from sky_envs.agents.search import PUCTSearch, recorded_settings
 from sky_envs.core.state import GameState
 
 
@@ -112,7 +113,12 @@ class PolicyAgent(Agent):
 
 
 class SearchAgent(Agent):
-    """PUCT with a trained policy: the most visited action after ``simulations`` simulations.
+    """Search with a trained policy: after ``simulations`` simulations, the most visited
+    action with the PUCT root, or the Gumbel root's choice with ``root="gumbel"``
+    (:mod:`~sky_envs.agents.search`; ``gumbel_k``, ``gumbel_scale`` and ``c_scale`` are its
+    settings). An agent plays to win, so by default its Gumbel root draws no noise
+    (``gumbel_scale`` 0: it considers the ``gumbel_k`` likeliest moves, as mctx advises for
+    evaluation); self-play training draws it (:class:`~sky_envs.agents.search.PUCTSearch`'s default).
 
     ``leaves_per_call`` leaves are evaluated per network call (virtual loss): one call of
     a small network costs about as much for 8 positions as for 1.
@@ -123,23 +129,28 @@ class SearchAgent(Agent):
 
     def __init__(self, policy, metadata: dict | None = None, simulations: int = 200, c_puct: float = 1.5,
                  leaves_per_call: int = 8, rollout_weight: float = 0.0, rollout_policy: str = "random",
-                 solver: bool = False, seed: int | None = None, symmetries=None):
+                 solver: bool = False, seed: int | None = None, symmetries=None, root: str = "puct",
+                 gumbel_k: int = 16, gumbel_scale: float = 0.0, c_scale: float = 1.0):
         super().__init__(seed)
         self.metadata = metadata or {}
         self.search = PUCTSearch(NetworkEvaluator(policy, symmetries), simulations, c_puct, rng=self.rng,
                                  leaves_per_call=leaves_per_call, rollout_weight=rollout_weight,
-                                 rollout_policy=rollout_policy, solver=solver)
+                                 rollout_policy=rollout_policy, solver=solver, root=root, gumbel_k=gumbel_k,
+                                 gumbel_scale=gumbel_scale, c_scale=c_scale)
 
     @classmethod
     def from_checkpoint(cls, checkpoint: Checkpoint, simulations: int, seed: int | None = None,
                         **settings) -> SearchAgent:
         """Search with ``simulations`` guided by a loaded checkpoint's network, named
-        ``<file>@<simulations>``: the checkpoint's recorded ``search`` settings (e.g.
-        ``rollout_weight``) are the defaults of ``settings``."""
-        settings = {**checkpoint.metadata.get("search", {}), **settings}
+        ``<file>@<simulations>`` (``<file>@<simulations>+<root>`` where ``settings`` name the
+        root): the checkpoint's recorded ``search`` settings (e.g. ``rollout_weight``; with
+        the Gumbel root those it records for it, :func:`~sky_envs.agents.search.recorded_settings`)
+        are the defaults of ``settings``."""
+        suffix = f"+{settings['root']}" if "root" in settings else ""
+        settings = {**recorded_settings(checkpoint.metadata.get("search", {}), settings.get("root")), **settings}
         agent = cls(checkpoint.policy, checkpoint.metadata, simulations=simulations, seed=seed,
                     symmetries=checkpoint.symmetries, **settings)
-        agent.name = f"{checkpoint.path.stem}@{simulations}"
+        agent.name = f"{checkpoint.path.stem}@{simulations}{suffix}"
         return agent
 
     def reset(self, seed: int | None = None) -> None:
@@ -148,6 +159,8 @@ class SearchAgent(Agent):
 
     def act(self, observation: dict, state: GameState | None = None) -> int:
         state = self._require_state(state)
-        (actions, visits, _), = self.search.run([state])
-        best = np.flatnonzero(visits == visits.max())
-        return int(actions[best[self.rng.integers(best.size)]])
+        result, = self.search.run([state])
+        if result.action is not None:
+            return result.action
+        best = np.flatnonzero(result.visits == result.visits.max())
+        return int(result.actions[best[self.rng.integers(best.size)]])

@@ -1,6 +1,7 @@
 """The shipped agents: the agent spec ``pretrained`` is the network shipped for the env in
 question (``checkpoints/<env_id>/policy.pt``), ``pretrained@N`` PUCT search with N
-simulations guided by it, like ``policy.pt@N``.
+simulations guided by it, like ``policy.pt@N``, and ``pretrained@N+gumbel`` the same with
+the Gumbel root.
 
 Where an env ships more than one network, its folder holds ``pretrained.json``, which says
 which plays what: ``{"networks": [{"file": "policy.pt", "options": RANGES}, {"file":

@@ -18,6 +18,18 @@ moves (:mod:`~sky_envs.agents.playouts`): ``"random"``, or ``"greedy"`` where th
 move values. :func:`search_setting_error` says which values these settings may take; a
 checkpoint may record the ones its network plays best with (``metadata["search"]``).
 
+``root="gumbel"`` searches as Gumbel AlphaZero instead (:mod:`~sky_envs.agents.gumbel`):
+the root samples ``gumbel_k`` actions without replacement by Gumbel-top-k and spreads the
+simulations over them by sequential halving, nodes below it choose deterministically by the
+improved policy ``softmax(logits + sigma(completed Q))``, and the search ends on the best of
+the most visited actions by ``g + logits + sigma(Q)`` (``SearchResult.action``) with the
+improved policy as its output policy (``SearchResult.policy``): strong with a few dozen
+simulations, where PUCT's visit counts say little, and a policy target that improves on the
+network wherever the search looked. ``gumbel_scale`` scales the root's Gumbel noise (0: the
+``gumbel_k`` likeliest actions, a deterministic search), ``c_scale`` weighs Q against the
+logits. Everything else (seats, turns of several decisions, hidden information, the
+solver, playouts) is searched as with the PUCT root.
+
 With ``solver`` (MCTS-Solver, perfect-information games, whose moves have no chance) a
 finished game's result is also a proof: a position is proven when one of its moves wins for
 its chooser, or when every move is proven and the chooser takes the best. A descent that
@@ -47,13 +59,18 @@ import math
 
 import numpy as np
 
+from sky_envs.agents.gumbel import (completed_q, halving_schedule, improved_policy, interior_choice, logits_of,
+                                    root_choice, sigma)
 from sky_envs.agents.playouts import PLAYOUTS, playout_error, playouts
 from sky_envs.core.state import GameState
 
 
 #: the settings of :class:`PUCTSearch` a checkpoint may record under ``metadata["search"]``
 #: (the ones its network plays best with, :mod:`~sky_envs.agents.checkpoint`)
-SEARCH_SETTINGS = ("c_puct", "rollout_weight", "rollout_policy", "leaves_per_call", "solver")
+SEARCH_SETTINGS = ("c_puct", "rollout_weight", "rollout_policy", "leaves_per_call", "solver", "root", "gumbel_k",
+                   "gumbel_scale", "c_scale")
+#: how the root spends the simulations: PUCT, or Gumbel-top-k with sequential halving
+ROOTS = ("puct", "gumbel")
 
 
 def search_setting_error(name: str, value) -> str | None:
@@ -73,12 +90,70 @@ def search_setting_error(name: str, value) -> str | None:
         return None if whole and value >= 1 else f"leaves_per_call must be a positive integer, got {value!r}"
     if name == "solver":
         return None if isinstance(value, bool) else f"solver must be true or false, got {value!r}"
+    if name == "root":
+        return None if value in ROOTS else f"root must be one of {', '.join(ROOTS)}, got {value!r}"
+    if name == "gumbel_k":
+        whole = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+        return None if whole and value >= 1 else f"gumbel_k must be a positive integer, got {value!r}"
+    if name == "gumbel_scale":
+        return None if number and value >= 0 else f"gumbel_scale must be a number >= 0, got {value!r}"
+    if name == "c_scale":
+        return None if number and value > 0 else f"c_scale must be a positive number, got {value!r}"
     return f"{name!r} is no search setting: expected one of {', '.join(SEARCH_SETTINGS)}"
+
+
+def recorded_setting_error(name: str, value) -> str | None:
+    """Why ``name: value`` cannot be in a checkpoint's ``metadata["search"]``, or None where it
+    can: a search setting, or ``"gumbel"`` mapping settings (no root) that replace the others
+    where the search has the Gumbel root (:func:`recorded_settings`)."""
+    if name != "gumbel":
+        return search_setting_error(name, value)
+    if not isinstance(value, dict) or "root" in value or "gumbel" in value:
+        return "'gumbel' must map search settings other than root to their values"
+    return next((error for key, setting in value.items()
+                 if (error := search_setting_error(key, setting)) is not None), None)
+
+
+def recorded_settings(recorded: dict, root: str | None = None) -> dict:
+    """The settings a checkpoint's ``metadata["search"]`` records for a search with ``root``
+    (None: the root it records, else PUCT's): its settings, and with the Gumbel root those
+    under ``"gumbel"`` over them (a Gumbel search of a few dozen simulations may want other
+    playouts or fewer root actions than a PUCT search of hundreds)."""
+    settings = {name: value for name, value in recorded.items() if name != "gumbel"}
+    if (root or settings.get("root", "puct")) == "gumbel":
+        settings.update(recorded.get("gumbel", {}))
+    return settings
+
+
+class SearchResult(tuple):
+    """One position's search. It unpacks as ``(actions, visits, value)``: the legal actions,
+    their visit counts and the root value for the seat to decide. ``policy`` is the
+    search's policy over ``actions`` (the visit shares; with the Gumbel root the improved
+    policy), ``action`` the Gumbel root's choice (None with the PUCT root, whose caller
+    picks among the most visited)."""
+
+    def __new__(cls, actions: np.ndarray, visits: np.ndarray, value: float, policy: np.ndarray,
+                action: int | None = None):
+        result = super().__new__(cls, (actions, visits, value))
+        result.policy, result.action = policy, action
+        return result
+
+    @property
+    def actions(self) -> np.ndarray:
+        return self[0]
+
+    @property
+    def visits(self) -> np.ndarray:
+        return self[1]
+
+    @property
+    def value(self) -> float:
+        return self[2]
 
 
 class Node:
     __slots__ = ("player", "actions", "prior", "visits", "value_sum", "children", "value", "state", "returns", "exact",
-                 "solved")
+                 "solved", "logits", "halving")
 
     def __init__(self, player: int, actions: np.ndarray, prior: np.ndarray, value: float,
                  state: GameState | None = None, returns: np.ndarray | None = None, exact: bool = False):
@@ -93,6 +168,8 @@ class Node:
         self.value_sum = np.zeros(actions.size)
         self.children: list[Node | None] = [None] * actions.size
         self.value = value  # the network's value of this position for ``player``: first-play urgency
+        self.logits = None  # Gumbel search: the log priors, computed when first needed
+        self.halving = None  # a Gumbel root: (Gumbel noise, halving schedule, phase starts)
 
     def select(self, c_puct: float, allowed: np.ndarray | None) -> int:
         n = self.visits
@@ -104,34 +181,68 @@ class Node:
             score = np.where(allowed, score, -np.inf)
         return int(score.argmax())
 
+    # Gumbel search (sky_envs.agents.gumbel)
+    def completed_q(self) -> np.ndarray:
+        return completed_q(self.prior, self.value, self.visits, self.value_sum, self.solved)
+
+    def log_prior(self) -> np.ndarray:
+        if self.logits is None:
+            self.logits = logits_of(self.prior)
+        return self.logits
+
+    def improved_policy(self, c_scale: float) -> np.ndarray:
+        return improved_policy(self.log_prior(), self.completed_q(), self.visits, c_scale)
+
+    def gumbel_score(self, c_scale: float) -> np.ndarray:
+        """A Gumbel root's ``g + logits + sigma(completed Q)``."""
+        return self.halving[0] + self.log_prior() + sigma(self.completed_q(), self.visits, c_scale)
+
+    def select_improved(self, c_scale: float, allowed: np.ndarray | None) -> int:
+        return interior_choice(self.improved_policy(c_scale), self.visits, allowed)
+
+    def select_halving(self, c_scale: float, allowed: np.ndarray | None) -> int:
+        _, schedule, _ = self.halving
+        considered_visit = schedule[min(int(self.visits.sum()), schedule.size - 1)]
+        return root_choice(self.gumbel_score(c_scale), self.visits, considered_visit, allowed)
+
 
 def hides_information(state: GameState) -> bool:
     return type(state).sample_consistent is not GameState.sample_consistent
 
 
 class PUCTSearch:
-    """``simulations`` PUCT simulations per position, any number of positions at once.
+    """``simulations`` simulations per position, any number of positions at once.
 
     ``evaluator(observations, masks) -> (probabilities, values)`` is the network
     (:class:`~sky_envs.agents.policy.NetworkEvaluator`). With ``root_noise`` (self-play
-    training) the root priors are mixed with Dirichlet noise, ``noise_fraction`` of it,
-    concentration ``noise_alpha`` spread over the legal actions.
+    training with the PUCT root) the root priors are mixed with Dirichlet noise,
+    ``noise_fraction`` of it, concentration ``noise_alpha`` spread over the legal actions;
+    the Gumbel root (``root="gumbel"``) explores by its Gumbel noise instead.
     """
 
     def __init__(self, evaluator, simulations: int = 200, c_puct: float = 1.5, rng: np.random.Generator | None = None,
                  root_noise: bool = False, noise_fraction: float = 0.25, noise_alpha: float = 10.0,
                  leaves_per_call: int = 1, rollout_weight: float = 0.0, rollout_policy: str = "random",
-                 solver: bool = False):
+                 solver: bool = False, root: str = "puct", gumbel_k: int = 16, gumbel_scale: float = 1.0,
+                 c_scale: float = 1.0):
         if not isinstance(simulations, (int, np.integer)) or isinstance(simulations, bool) or simulations < 1:
             raise ValueError(f"simulations must be a positive integer, got {simulations!r}")
         for name, value in (("c_puct", c_puct), ("rollout_weight", rollout_weight), ("rollout_policy", rollout_policy),
-                            ("leaves_per_call", leaves_per_call), ("solver", solver)):
+                            ("leaves_per_call", leaves_per_call), ("solver", solver), ("root", root),
+                            ("gumbel_k", gumbel_k), ("gumbel_scale", gumbel_scale), ("c_scale", c_scale)):
             if (error := search_setting_error(name, value)) is not None:
                 raise ValueError(error)
+        if root == "gumbel" and root_noise:
+            raise ValueError("root_noise mixes Dirichlet noise into the PUCT root's priors; the Gumbel root explores "
+                             "by its Gumbel noise (gumbel_scale): leave root_noise off")
         self.leaves_per_call = int(leaves_per_call)
         self.rollout_weight = float(rollout_weight)
         self.rollout_policy = rollout_policy
         self.solver = solver
+        self.root = root
+        self.gumbel_k = int(gumbel_k)
+        self.gumbel_scale = float(gumbel_scale)
+        self.c_scale = float(c_scale)
         self.evaluate = evaluator
         self.simulations = int(simulations)
         self.c_puct = float(c_puct)
@@ -140,8 +251,9 @@ class PUCTSearch:
         self.noise_fraction = noise_fraction
         self.noise_alpha = noise_alpha
 
-    def run(self, states: list[GameState]) -> list[tuple[np.ndarray, np.ndarray, float]]:
-        """For each position: ``(legal actions, visit counts, root value for the seat to decide)``."""
+    def run(self, states: list[GameState]) -> list[SearchResult]:
+        """For each position its :class:`SearchResult`: it unpacks as ``(legal actions,
+        visit counts, root value for the seat to decide)``."""
         if any(state.current_player < 0 for state in states):
             raise ValueError("search needs positions with a decision to make: a game here is over")
         if self.rollout_weight and (error := playout_error(self.rollout_policy, states[0].game)) is not None:
@@ -156,20 +268,46 @@ class PUCTSearch:
                 if root.actions.size > 1:
                     noise = self.rng.dirichlet(np.full(root.actions.size, self.noise_alpha / root.actions.size))
                     root.prior = (1 - self.noise_fraction) * root.prior + self.noise_fraction * noise
-        done = 0
-        while done < self.simulations and not all(root.returns is not None for root in roots):
-            leaves = min(self.leaves_per_call, self.simulations - done)
+        if self.root == "gumbel":
+            for root in roots:
+                gumbel = (self.rng.gumbel(size=root.actions.size) * self.gumbel_scale if self.gumbel_scale
+                          else np.zeros(root.actions.size))
+                root.halving = (gumbel, *halving_schedule(min(self.gumbel_k, root.actions.size), self.simulations))
+        done = np.zeros(len(roots), dtype=np.int64)
+        while True:
+            leaves = [0 if root.returns is not None else self._round(root, int(d)) for root, d in zip(roots, done)]
+            if not any(leaves):
+                break
             self._simulate(states, roots, hidden, leaves)
             done += leaves
         return [self._result(root) for root in roots]
 
-    @staticmethod
-    def _result(root: Node) -> tuple[np.ndarray, np.ndarray, float]:
+    def _round(self, root: Node, done: int) -> int:
+        """How many simulations of ``root``'s search the next round runs: ``leaves_per_call``
+        at most, and never across a phase of sequential halving (its choice of the actions to
+        keep must see every earlier simulation's value, not a virtual loss)."""
+        count = min(self.leaves_per_call, self.simulations - done)
+        if root.halving is not None:
+            count = min([count] + [start - done for start in root.halving[2] if start > done])
+        return count
+
+    def _result(self, root: Node) -> SearchResult:
         if root.returns is not None:  # solved: the simulations' count goes to the moves that achieve its value
             value = float(root.returns[root.player])
             best = root.solved == value
-            return root.actions, np.where(best, max(root.visits.sum(), 1) / best.sum(), 0.0), value
-        return root.actions, root.visits.copy(), float(root.value_sum.sum() / max(root.visits.sum(), 1))
+            action = None
+            if root.halving is not None:  # the likeliest of them by the Gumbel root's sample
+                action = int(root.actions[np.where(best, root.halving[0] + root.log_prior(), -np.inf).argmax()])
+            return SearchResult(root.actions, np.where(best, max(root.visits.sum(), 1) / best.sum(), 0.0), value,
+                                best / best.sum(), action)
+        visits = root.visits.copy()
+        if root.halving is None:
+            return SearchResult(root.actions, visits, float(root.value_sum.sum() / max(visits.sum(), 1)),
+                                visits / max(visits.sum(), 1))
+        policy = root.improved_policy(self.c_scale)
+        score = np.where(visits == visits.max(), root.gumbel_score(self.c_scale), -np.inf)
+        return SearchResult(root.actions, visits, float(policy @ root.completed_q()), policy,
+                            int(root.actions[score.argmax()]))
 
     def _expand(self, worlds: list[GameState], keep_states: bool = False) -> list[Node]:
         observations = np.stack([w.observation(w.current_player) for w in worlds])
@@ -191,21 +329,21 @@ class PUCTSearch:
                               exact=wins is not None and wins.size > 0))
         return nodes
 
-    def _simulate(self, states: list[GameState], roots: list[Node], hidden: bool, leaves: int) -> None:
-        """``leaves`` simulations per position, their leaves evaluated in one network call.
+    def _simulate(self, states: list[GameState], roots: list[Node], hidden: bool, leaves: list[int]) -> None:
+        """``leaves[i]`` simulations of position i, all their leaves evaluated in one network call.
 
         Several leaves of one tree are found with a virtual loss: a path waiting for its
         evaluation counts as visited and lost, so the next descent of the round looks elsewhere.
         """
-        pending = []  # (path, world, parent, index) of leaves the network must evaluate
-        for state, root in zip(states, roots):
-            for _ in range(leaves):
-                self._descend(state, root, hidden, pending, virtual_loss=leaves > 1)
+        pending = []  # (path, world, parent, index, virtual loss) of leaves the network must evaluate
+        for state, root, count in zip(states, roots, leaves):
+            for _ in range(count):
+                self._descend(state, root, hidden, pending, virtual_loss=count > 1)
         if not pending:
             return
-        evaluated = self._expand([world for _, world, _, _ in pending], keep_states=not hidden)
+        evaluated = self._expand([world for _, world, _, _, _ in pending], keep_states=not hidden)
         leaves_found = []
-        for (path, world, parent, index), leaf in zip(pending, evaluated):
+        for (path, world, parent, index, _), leaf in zip(pending, evaluated):
             if parent is not None:
                 if parent.children[index] is None:
                     parent.children[index] = leaf
@@ -218,12 +356,12 @@ class PUCTSearch:
         if mixed:
             worlds = [pending[k][1].clone() for k in mixed]
             results = dict(zip(mixed, playouts(worlds, self.rollout_policy, self.rng)))
-        for k, ((path, world, _, _), leaf) in enumerate(zip(pending, leaves_found)):
+        for k, ((path, world, _, _, virtual_loss), leaf) in enumerate(zip(pending, leaves_found)):
             value = np.full(world.num_players, -leaf.value)
             value[leaf.player] = leaf.value
             if k in results:
                 value = (1.0 - self.rollout_weight) * value + self.rollout_weight * results[k]
-            self._backup(path, value, virtual_loss=leaves > 1)
+            self._backup(path, value, virtual_loss=virtual_loss)
 
     def _descend(self, state: GameState, root: Node, hidden: bool, pending: list, virtual_loss: bool) -> None:
         """One walk from the root to a leaf: a finished game is backed up at once, a new
@@ -236,9 +374,14 @@ class PUCTSearch:
                 return
             allowed = world.legal_mask()[node.actions] if hidden else None
             if allowed is not None and not allowed.any():
-                pending.append((path, world, None, -1))  # nothing of the node is legal here: value only
+                pending.append((path, world, None, -1, virtual_loss))  # nothing of the node is legal here: value only
                 break
-            index = node.select(self.c_puct, allowed)
+            if node.halving is not None:
+                index = node.select_halving(self.c_scale, allowed)
+            elif self.root == "gumbel":
+                index = node.select_improved(self.c_scale, allowed)
+            else:
+                index = node.select(self.c_puct, allowed)
             path.append((node, index))
             child = node.children[index]
             if hidden:
@@ -256,7 +399,7 @@ class PUCTSearch:
                         self._prove(path)
                     return
                 if child is None:
-                    pending.append((path, world, node, index))
+                    pending.append((path, world, node, index, virtual_loss))
                     break
             node = child
         if virtual_loss:

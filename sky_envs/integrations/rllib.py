@@ -18,6 +18,8 @@ the Gymnasium view). Needs ``pip install "sky_envs[rllib]"``.
   RLlib's action-masking module (illegal logits pushed to the float minimum). Any spec
   works, ``resnet`` included: no RLlib encoder configuration per game is needed.
 * :func:`export_checkpoint`: the module's weights into a project checkpoint file.
+* :func:`masked_observation_space`: a seat's observation space in that form, for envs of
+  one's own on the State protocol (``training.league`` builds its league games on it).
 """
 
 from __future__ import annotations
@@ -43,6 +45,16 @@ OBSERVATIONS, ACTION_MASK = "observations", "action_mask"
 ENV_CONFIG_KEYS = ("env_id", "options", "flatten")
 
 
+def masked_observation_space(game, flatten: bool = False) -> spaces.Dict:
+    """The observation space of a seat of ``game`` as RLlib's masked modules read it:
+    ``{"observations": the game's tensor (flat with ``flatten``), "action_mask": 0/1 float32}``."""
+    shape = (int(np.prod(game.observation_shape)),) if flatten else tuple(game.observation_shape)
+    low, high = (np.broadcast_to(np.asarray(bound, dtype=np.float32), game.observation_shape).reshape(shape)
+                 for bound in (game.observation_low, game.observation_high))
+    return spaces.Dict({OBSERVATIONS: spaces.Box(low, high, dtype=np.float32),
+                        ACTION_MASK: spaces.Box(0.0, 1.0, (game.num_actions,), np.float32)})
+
+
 class SkyMultiAgentEnv(MultiAgentEnv):
     """A sky_envs game as RLlib's turn-based ``MultiAgentEnv`` (see the module docstring)."""
 
@@ -58,17 +70,12 @@ class SkyMultiAgentEnv(MultiAgentEnv):
         self.flatten = bool(config.get("flatten", False))
         self.env = sky_envs.make(self.env_id, **self.options)
         game = self.env.unwrapped.game
-        shape = (int(np.prod(game.observation_shape)),) if self.flatten else game.observation_shape
-        inner = self.env.observation_space(self.env.possible_agents[0])["observation"]
-        board = spaces.Box(np.broadcast_to(inner.low, game.observation_shape).reshape(shape),
-                           np.broadcast_to(inner.high, game.observation_shape).reshape(shape), dtype=np.float32)
-        observation_space = spaces.Dict({OBSERVATIONS: board,
-                                         ACTION_MASK: spaces.Box(0.0, 1.0, (game.num_actions,), np.float32)})
+        observation_space = masked_observation_space(game, self.flatten)
         self.possible_agents = list(self.env.possible_agents)
         self.agents = list(self.possible_agents)
         self.observation_spaces = {agent: observation_space for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(game.num_actions) for agent in self.possible_agents}
-        self._shape = shape
+        self._shape = observation_space[OBSERVATIONS].shape
 
     def _observe(self, agent: str) -> dict[str, np.ndarray]:
         observation = self.env.observe(agent)

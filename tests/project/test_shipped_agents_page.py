@@ -1,5 +1,6 @@
 """docs/guides/shipped_agents.md shows every shipped report as it is: each pairing's wins, draws,
-losses, score and interval, the command that made the report, the recipe and the picture."""
+losses, score and interval, the command that made the report, the recipe (rendered from its
+file) and the picture."""
 
 import json
 import re
@@ -7,6 +8,7 @@ import re
 import pytest
 
 from tests import REPO_ROOT
+from training.recipe_file import load_recipe, recipe_markdown
 
 PAGE = REPO_ROOT / "docs" / "guides" / "shipped_agents.md"
 CHECKPOINTS = REPO_ROOT / "checkpoints"
@@ -55,8 +57,7 @@ def test_the_page_shows_the_report_picture_and_names_the_recipe(env_id):
     section = env_section(env_id)
     assert f"](../../checkpoints/{env_id}/report.png)" in section
     assert (CHECKPOINTS / env_id / "report.png").is_file()
-    recipe = REPO_ROOT / "configs" / "recipes" / env_id
-    if recipe.is_dir():
-        assert f"configs/recipes/{env_id}/" in section
-        for stage in recipe.glob("*.yaml"):
-            assert stage.name in section, stage.name
+    assert f"```{{include}} _generated/{env_id}.recipe.inc\n```" in section   # rendered from the recipe file
+    rendered = recipe_markdown(load_recipe(env_id))
+    for stage in (REPO_ROOT / "configs" / "recipes" / env_id).glob("*.yaml"):
+        assert f"configs/recipes/{env_id}/{stage.name}" in rendered, stage.name

@@ -56,7 +56,8 @@ def test_a_run_writes_checkpoints_and_a_report_with_search(tmp_path):
 @pytest.mark.parametrize("settings", [{}, {"alphazero.opponents": {"greedy": 0.5}},
                                       {"alphazero.expert": "alphabeta@1", "alphazero.expert_moves": 0.5},
                                       {"alphazero.solver": True, "alphazero.rollout_weight": 0.5,
-                                       "alphazero.rollout_policy": "greedy"}])
+                                       "alphazero.rollout_policy": "greedy"},
+                                      {"alphazero.policy_target": "gumbel", "alphazero.gumbel_k": 4}])
 def test_an_interrupted_run_resumes_to_exactly_the_uninterrupted_result(tmp_path, settings):
     def tiny_config(**changes):  # the module's, with these baseline opponents or expert
         return load_config(None, **{**TINY, **settings, **changes})
@@ -261,8 +262,45 @@ def test_a_best_move_target_teaches_the_most_visited_moves_in_equal_shares(tmp_p
     targets = sorted(tuple(chunk["shares"][chunk["offsets"][k]:chunk["offsets"][k + 1]].astype(np.float64))
                      for k in range(len(chunk["values"])))
     assert spread > 0 and np.allclose(np.concatenate(taught), np.concatenate(targets))
-    with pytest.raises(ValueError, match="alphazero.policy_target must be 'visits' or 'best'"):
+    with pytest.raises(ValueError, match="alphazero.policy_target must be 'visits', 'best' or 'gumbel'"):
         tiny_config(**{"alphazero.policy_target": "argmax"})
+
+
+def test_a_gumbel_target_teaches_the_improved_policy_and_plays_the_roots_choice(tmp_path, monkeypatch):
+    """``alphazero.policy_target: gumbel``: self-play searches with the Gumbel root (no
+    Dirichlet noise), each sample's target is the search's improved policy (not its visit
+    shares) and every move played is the action its root selected, from the first decision."""
+    run = ExpertIterationRun(tiny_config(**{"alphazero.policy_target": "gumbel", "alphazero.gumbel_k": 4,
+                                            "alphazero.simulations": 8}), tmp_path, progress=False, log=quiet)
+    results, played, run_search = [], [], PUCTSearch.run
+    learner_move = ExpertIterationRun.learner_move
+
+    def recording(search, states):
+        assert search.root == "gumbel" and search.gumbel_k == 4 and not search.root_noise
+        out = run_search(search, states)
+        results.extend(out)
+        return out
+
+    def recording_move(self, result, decisions):
+        played.append((result, learner_move(self, result, decisions)))
+        return played[-1][1]
+
+    monkeypatch.setattr(PUCTSearch, "run", recording)
+    monkeypatch.setattr(ExpertIterationRun, "learner_move", recording_move)
+    chunk = run.play_games()
+    targets = [chunk["shares"][chunk["offsets"][k]:chunk["offsets"][k + 1]] for k in range(len(chunk["values"]))]
+    assert len(targets) == len(results) > 0
+
+    def rounded(shares):
+        return tuple(np.round(np.asarray(shares, dtype=np.float64), 5))
+
+    assert sorted(map(rounded, targets)) == sorted(rounded(result.policy) for result in results)
+    assert any(not np.allclose(result.policy, result.visits / result.visits.sum(), atol=1e-3) for result in results)
+    assert all(action == result.action for result, action in played) and len(played) == len(results)
+    with pytest.raises(ValueError, match="alphazero.policy_target 'gumbel' teaches the improved policy"):
+        tiny_config(**{"alphazero.policy_target": "gumbel", "alphazero.expert": "alphabeta@1"})
+    with pytest.raises(ValueError, match="gumbel_k must be a positive integer"):
+        tiny_config(**{"alphazero.gumbel_k": 0})
 
 
 @pytest.mark.parametrize("value_target", ["search", "mean"])

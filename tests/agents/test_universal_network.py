@@ -200,7 +200,7 @@ def test_pretrained_resolves_the_shipped_specialists_as_before():
     """No env ships pretrained.json today: ``pretrained`` is ``checkpoints/<env_id>/policy.pt``
     whatever the options, and options of other shapes are refused when it is opened, as before."""
     shipped = sorted((REPO_ROOT / "checkpoints").glob("*/policy.pt"))
-    assert len(shipped) == 6
+    assert len(shipped) >= 6
     for path in shipped:
         env_id = path.parent.name
         assert not (path.parent / "pretrained.json").exists()

@@ -46,6 +46,12 @@ One iteration:
    random one of the board's symmetries (``Game.symmetries``: a mirrored or rotated
    position, its mirrored targets, the same value), for games whose rules have them.
 
+With ``env.mixture`` (:mod:`training.mixture`) each iteration first draws the options its
+games are played with (and the entry's own expert, if it names one); the network, whose
+weights fit every board (``policy.any_board``), is built once per configuration around the
+same weights (:func:`~sky_envs.agents.network.share_weights`), each replay chunk records its
+configuration, and a minibatch is trained on configuration by configuration.
+
 ``train.timesteps`` counts recorded decisions. A run folder holds what resuming needs
 (``trainer_state.pt``: network and optimiser tensors, written weights-only; ``replay/``:
 the sample buffer, one file per iteration; ``run_state.json``), checkpoints
@@ -60,17 +66,20 @@ from __future__ import annotations
 import json
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from sky_envs.agents.checkpoint import policy_metadata, save_checkpoint
-from sky_envs.agents.network import build_policy, forward, game_layout
+from sky_envs.agents.network import build_policy, forward, game_layout, share_weights
 from sky_envs.agents.policy import NetworkEvaluator, SearchAgent
 from sky_envs.agents.search import PUCTSearch, SearchResult
 from sky_envs.core.registry import canonical_id, make_game
 from .evaluate import evaluate_policy
 from .actors import advance
+from .config import expert_error
+from .mixture import OptionMixture, game_of, options_key
 from .run_folder import STATE, atomic_write
 from .tournament import quick_scores
 from .warm_start import initial_weights
@@ -100,13 +109,33 @@ class ReplayBuffer:
 
     def sample(self, size: int, rng: np.random.Generator):
         """``(observations, masks, policy targets, value targets)`` of ``size`` random samples."""
+        picks, starts, chunk_of = self._picks(size, rng)
+        return self._rows(picks, starts, chunk_of, self.num_actions)
+
+    def sample_groups(self, size: int, rng: np.random.Generator, num_actions_of) -> list[tuple]:
+        """``size`` random samples of a buffer whose chunks hold several configurations' samples
+        (each chunk's ``options``: :func:`training.mixture.options_key`), one group per
+        configuration drawn, in the order first drawn: ``[(key, observations, masks,
+        policy targets, value targets)]`` (``num_actions_of(key)``: that configuration's actions)."""
+        picks, starts, chunk_of = self._picks(size, rng)
+        keys = [str(self.chunks[c]["options"]) for c in chunk_of]
+        groups = []
+        for key in dict.fromkeys(keys):
+            rows = np.array([k == key for k in keys])
+            groups.append((key, *self._rows(picks[rows], starts, chunk_of[rows], num_actions_of(key))))
+        return groups
+
+    def _picks(self, size: int, rng: np.random.Generator):
         lengths = np.array([len(chunk["values"]) for chunk in self.chunks])
         picks = rng.integers(lengths.sum(), size=size)
         starts = np.concatenate([[0], np.cumsum(lengths)])
-        chunk_of = np.searchsorted(starts, picks, side="right") - 1
+        return picks, starts, np.searchsorted(starts, picks, side="right") - 1
+
+    def _rows(self, picks: np.ndarray, starts: np.ndarray, chunk_of: np.ndarray, num_actions: int):
+        size = len(picks)
         observations, values = [], np.empty(size, dtype=np.float32)
-        targets = np.zeros((size, self.num_actions), dtype=np.float32)
-        masks = np.zeros((size, self.num_actions), dtype=bool)
+        targets = np.zeros((size, num_actions), dtype=np.float32)
+        masks = np.zeros((size, num_actions), dtype=bool)
         for row, (c, pick) in enumerate(zip(chunk_of, picks)):
             chunk, i = self.chunks[c], pick - starts[c]
             observations.append(chunk["observations"][i])
@@ -204,6 +233,17 @@ class IterationGames:
                 "values": np.array([v for _, _, _, v in samples], dtype=np.float32)}
 
 
+@dataclass
+class Configuration:
+    """The options one iteration's games are played with: their game, the network built for
+    it (the run's weights) and the expert spec (None: the run's PUCT search decides)."""
+
+    options: dict
+    game: object
+    policy: object
+    expert: str | None
+
+
 class ExpertIterationRun:
     """One expert-iteration run; ``train()`` then ``evaluate()`` (a :class:`~training.learner.Learner`)."""
 
@@ -232,6 +272,9 @@ class ExpertIterationRun:
         self.optimizer = torch.optim.AdamW(self.policy.parameters(), lr=self.settings["learning_rate"],
                                            weight_decay=self.settings["weight_decay"])
         self.buffer = ReplayBuffer(self.settings["buffer_size"], self.game.num_actions)
+        self.mixture = OptionMixture(self.env_id, config["env"]["mixture"], expert_error) if config["env"]["mixture"] else None
+        self.networks = {options_key(self.options): self.policy}  # per configuration, sharing the weights
+        self.playing = Configuration(self.options, self.game, self.policy, self.settings["expert"])
         self.steps_done = 0
         self.iteration = 0
         self.seconds = 0.0
@@ -249,9 +292,13 @@ class ExpertIterationRun:
         recorded and the learner's moves played (:meth:`play_decisions`)."""
         s = self.settings
         self.policy.set_training_mode(False)
+        if self.mixture is not None:
+            options, expert = self.mixture.draw(self.rng)
+            game = game_of(self.env_id, options_key(options))
+            self.playing = Configuration(options, game, self.network_for(options), expert or s["expert"])
         search = self.new_search()
         expert = self.new_expert()
-        states = [self.game.new_initial_state(self.rng) for _ in range(s["parallel_games"])]
+        states = [self.playing.game.new_initial_state(self.rng) for _ in range(s["parallel_games"])]
         games = IterationGames(states, *self.pick_opponents(len(states)), VALUE_TARGET_WEIGHT[s["value_target"]])
         self.opponent_results: dict[str, list[float]] = games.opponent_results
         active = list(range(len(states)))
@@ -263,25 +310,37 @@ class ExpertIterationRun:
             results = expert_results(expert, waiting) if expert else search.run(waiting)
             own = self.dagger_moves(games, active) if expert and s["expert_moves"] < 1.0 else {}
             active = self.play_decisions(games, active, results, own)
-        return games.chunk()
+        chunk = games.chunk()
+        if self.mixture is not None:
+            chunk["options"] = np.array(options_key(self.playing.options))
+        return chunk
+
+    def network_for(self, options: dict):
+        """The network built for the configuration ``options``, sharing the run's weights."""
+        key = options_key(options)
+        if key not in self.networks:
+            game = game_of(self.env_id, key)
+            policy = build_policy(self.config["policy"], game.observation_shape, game.num_actions, **game_layout(game))
+            self.networks[key] = share_weights(policy, self.policy)
+        return self.networks[key]
 
     def new_search(self) -> PUCTSearch:
         """The iteration's search, guided by the current network: PUCT with root noise, or
         with ``policy_target: gumbel`` the Gumbel root with its noise."""
         s = self.settings
         gumbel = s["policy_target"] == "gumbel"
-        return PUCTSearch(NetworkEvaluator(self.policy), s["simulations"], s["c_puct"], rng=self.rng,
+        return PUCTSearch(NetworkEvaluator(self.playing.policy), s["simulations"], s["c_puct"], rng=self.rng,
                           root_noise=not gumbel, noise_fraction=s["noise_fraction"], noise_alpha=s["noise_alpha"],
                           rollout_weight=s["rollout_weight"], rollout_policy=s["rollout_policy"], solver=s["solver"],
                           root="gumbel" if gumbel else "puct", gumbel_k=s["gumbel_k"], c_scale=s["c_scale"])
 
     def new_expert(self):
         """The ``alphazero.expert`` agent, seeded from the run's generator, or None."""
-        if not self.settings["expert"]:
+        if not self.playing.expert:
             return None
         from sky_envs.agents import make_agent
 
-        return make_agent(self.settings["expert"], env_id=self.env_id, env_options=self.options,
+        return make_agent(self.playing.expert, env_id=self.env_id, env_options=self.playing.options,
                           seed=int(self.rng.integers(2**31)))
 
     def dagger_moves(self, games: "IterationGames", active: list[int]) -> dict[int, int]:
@@ -328,7 +387,7 @@ class ExpertIterationRun:
             return []
         observations = np.stack([state.observation(state.current_player) for state in states])
         masks = np.stack([state.legal_mask() for state in states])
-        logits, _ = NetworkEvaluator(self.policy).logits_and_values(observations, masks)
+        logits, _ = NetworkEvaluator(self.playing.policy).logits_and_values(observations, masks)
         return logits.argmax(dim=1).tolist()
 
     def pick_opponents(self, count: int) -> tuple[list, list[int]]:
@@ -347,7 +406,7 @@ class ExpertIterationRun:
         for g in range(count):
             k = int(np.searchsorted(bounds, self.rng.random(), side="right"))
             opponent_of.append(actors[k] if k < len(actors) else None)
-            searched_seat.append((self.iteration * count + g) % self.game.num_players)
+            searched_seat.append((self.iteration * count + g) % self.playing.game.num_players)
         return opponent_of, searched_seat
 
     # --------------------------------------------------------------- learning
@@ -359,30 +418,46 @@ class ExpertIterationRun:
         self.policy.set_training_mode(True)
         policy_losses, value_losses = [], []
         for _ in range(updates):
-            observations, masks, targets, values = self.buffer.sample(s["batch_size"], self.rng)
-            if s["symmetries"]:  # a mirrored position's best moves are the mirrored moves, its value the same
-                symmetries = self.game.symmetries
-                which = self.rng.integers(len(symmetries), size=len(values))
-                observations, masks, targets = symmetries.transform(which, observations, masks, targets)
-            obs = torch.as_tensor(observations)
-            logits, predicted = forward(self.policy, obs)
-            logits = logits.masked_fill(~torch.as_tensor(masks), -1e9)
-            target = torch.as_tensor(targets)
-            policy_loss = -(target * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
-            value_loss = ((predicted - torch.as_tensor(values)) ** 2).mean()
+            total, policy_loss, value_loss = 0.0, 0.0, 0.0
+            for game, policy, observations, masks, targets, values in self.minibatch():
+                if s["symmetries"]:  # a mirrored position's best moves are the mirrored moves, its value the same
+                    symmetries = game.symmetries
+                    which = self.rng.integers(len(symmetries), size=len(values))
+                    observations, masks, targets = symmetries.transform(which, observations, masks, targets)
+                obs = torch.as_tensor(observations)
+                logits, predicted = forward(policy, obs)
+                logits = logits.masked_fill(~torch.as_tensor(masks), -1e9)
+                target = torch.as_tensor(targets)
+                share = len(values) / s["batch_size"]  # each configuration's part of the minibatch's mean
+                group_policy_loss = -(target * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+                group_value_loss = ((predicted - torch.as_tensor(values)) ** 2).mean()
+                total = total + share * (group_policy_loss + group_value_loss)
+                policy_loss += share * group_policy_loss.item()
+                value_loss += share * group_value_loss.item()
             self.optimizer.zero_grad()
-            (policy_loss + value_loss).backward()
+            total.backward()
             torch.nn.utils.clip_grad_norm_(self.policy.parameters(), 5.0)
             self.optimizer.step()
-            policy_losses.append(policy_loss.item())
-            value_losses.append(value_loss.item())
+            policy_losses.append(policy_loss)
+            value_losses.append(value_loss)
         self.policy.set_training_mode(False)
         return {"policy_loss": float(np.mean(policy_losses)), "value_loss": float(np.mean(value_losses)),
                 "updates": updates}
 
+    def minibatch(self) -> list[tuple]:
+        """``alphazero.batch_size`` samples from the buffer, per configuration drawn: ``(game,
+        network, observations, masks, policy targets, value targets)`` (one group without a mixture)."""
+        size = self.settings["batch_size"]
+        if self.mixture is None:
+            return [(self.game, self.policy, *self.buffer.sample(size, self.rng))]
+        groups = self.buffer.sample_groups(size, self.rng, lambda key: game_of(self.env_id, key).num_actions)
+        return [(game_of(self.env_id, key), self.network_for(json.loads(key)), *rows) for key, *rows in groups]
+
     # ------------------------------------------------------------ checkpoints
     def metadata(self) -> dict:
-        return policy_metadata(self.game, self.options, self.config["policy"], algorithm="alphazero expert iteration",
+        ranges = self.mixture.option_ranges() if self.mixture is not None else None
+        return policy_metadata(self.game, self.options, self.config["policy"], option_ranges=ranges,
+                               algorithm="alphazero expert iteration",
                                steps=int(self.steps_done), iterations=self.iteration, seed=self.seed,
                                wall_clock_s=round(self.seconds, 1), command=self.command,
                                **({"init_from": self.init_from} if self.init_from else {}))

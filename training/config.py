@@ -12,7 +12,8 @@ from typing import Any
 import yaml
 
 DEFAULTS: dict[str, Any] = {
-    "env": {"id": None, "options": {}},
+    # mixture: the option sets each iteration's games are drawn from (training.mixture; alphazero only)
+    "env": {"id": None, "options": {}, "mixture": []},
     "train": {
         "algorithm": "ppo",         # "ppo" (MaskablePPO self-play) or "alphazero" (search-based expert iteration)
         "timesteps": 200_000,       # learner steps (at least; a run stops after a whole rollout)
@@ -121,6 +122,18 @@ def _finish(config: dict, overrides: dict) -> dict:
     return config
 
 
+def expert_error(expert) -> str | None:
+    """Why ``expert`` is not a valid ``alphazero.expert`` (or a mixture entry's), or None."""
+    from sky_envs.agents import split_spec
+
+    base, budget = split_spec(expert) if isinstance(expert, str) else ("", "")
+    if base == "alphabeta" and (budget == "" or budget.isdigit() and 1 <= int(budget) <= 9) \
+            or base.endswith(".pt") and budget.isdigit() and 1 <= int(budget) <= 100_000:
+        return None
+    return (f"must be null (PUCT search), 'alphabeta@D' with a depth D from 1 to 9, "
+            f"or 'CHECKPOINT.pt@N' (that network's PUCT search with N simulations), got {expert!r}")
+
+
 def validate(config: dict) -> None:
     from sky_envs.agents import split_spec
     from sky_envs.agents.network import normalize_spec
@@ -142,11 +155,18 @@ def validate(config: dict) -> None:
         raise ValueError(f"alphazero.opponents must map baseline names (random, greedy) to shares of the games "
                          f"(each >= 0, together <= 1), got {opponents!r}")
     expert = config["alphazero"]["expert"]
-    base, budget = split_spec(expert) if isinstance(expert, str) else ("", "")
-    if expert is not None and not (base == "alphabeta" and (budget == "" or budget.isdigit() and 1 <= int(budget) <= 9)
-                                   or base.endswith(".pt") and budget.isdigit() and 1 <= int(budget) <= 100_000):
-        raise ValueError(f"alphazero.expert must be null (PUCT search), 'alphabeta@D' with a depth D from 1 to 9, "
-                         f"or 'CHECKPOINT.pt@N' (that network's PUCT search with N simulations), got {expert!r}")
+    base, _ = split_spec(expert) if isinstance(expert, str) else ("", "")
+    if expert is not None and (error := expert_error(expert)) is not None:
+        raise ValueError(f"alphazero.expert {error}")
+    if config["env"]["mixture"]:
+        from .mixture import OptionMixture
+
+        if train["algorithm"] != "alphazero":
+            raise ValueError("env.mixture (games drawn from many option sets) needs train.algorithm 'alphazero'")
+        if config["policy"].get("any_board") is not True:
+            raise ValueError("env.mixture needs a network whose weights fit every board: policy any_board: true "
+                             "(a resnet with policy_head moves)")
+        OptionMixture(config["env"]["id"], config["env"]["mixture"], expert_error)
     expert_moves = config["alphazero"]["expert_moves"]
     if isinstance(expert_moves, bool) or not isinstance(expert_moves, (int, float)) or not 0 <= expert_moves <= 1:
         raise ValueError(f"alphazero.expert_moves must be a share from 0 to 1, got {expert_moves!r}")

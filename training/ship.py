@@ -7,7 +7,9 @@ The metadata (env, network, how it was trained) is kept as it is; ``--rollout-we
 network plays best with (measured by evaluation: see
 :class:`~sky_envs.agents.search.PUCTSearch`), the defaults of ``make_agent("policy.pt@N")``;
 ``--average-symmetries`` that it plays averaged over the board's symmetries, raw and in search
-(:func:`~sky_envs.agents.checkpoint.checkpoint_symmetries`).
+(:func:`~sky_envs.agents.checkpoint.checkpoint_symmetries`); ``--option-ranges JSON`` replaces the
+options a network for every board covers (its ``option_ranges``, e.g. to add board shapes it
+was shown to play).
 Storing float16 rounds every weight, so the command compares the copy with the original on
 positions from random games of the checkpoint's env and prints how often both pick the same
 action and the largest value difference: a copy that plays differently is worth
@@ -17,6 +19,7 @@ re-evaluating.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -55,11 +58,12 @@ def compare(original, copy, observations: np.ndarray, masks: np.ndarray) -> tupl
 
 def ship(source: str | Path, target: str | Path, weights_dtype: str = "float32",
          positions: int = 2000, seed: int = 0, search: dict | None = None,
-         average_symmetries: bool | None = None) -> dict:
+         average_symmetries: bool | None = None, option_ranges: dict | None = None) -> dict:
     """Copy ``source`` to ``target``; ``search`` settings (``c_puct``, ``rollout_weight``,
     ``rollout_policy``, ``leaves_per_call``, ``solver``) are recorded over any it had, and
     ``average_symmetries`` (when not None) whether the network plays averaged over the
-    board's symmetries (:func:`~sky_envs.agents.checkpoint.checkpoint_symmetries`)."""
+    board's symmetries (:func:`~sky_envs.agents.checkpoint.checkpoint_symmetries`);
+    ``option_ranges`` (when not None) the options a network for every board covers."""
     policy, metadata = load_checkpoint(source)
     kind = (search or {}).get("rollout_policy")
     if kind is not None and (error := playout_error(kind, make_game(metadata["env_id"], **metadata["env_options"]))):
@@ -69,6 +73,8 @@ def ship(source: str | Path, target: str | Path, weights_dtype: str = "float32",
     if average_symmetries is not None:
         metadata = {**metadata, "average_symmetries": bool(average_symmetries)}
         checkpoint_symmetries(metadata)  # the env must have them: CheckpointError before anything is written
+    if option_ranges is not None:
+        metadata = {**metadata, "option_ranges": option_ranges}
     path = save_checkpoint(target, policy, metadata, weights_dtype=weights_dtype)  # the digest is made anew
     copy, _ = load_checkpoint(path)
     observations, masks = sample_positions(metadata["env_id"], metadata["env_options"], positions, seed)
@@ -96,6 +102,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="record this search setting: back up proven wins and losses (perfect information)")
     parser.add_argument("--average-symmetries", action=argparse.BooleanOptionalAction,
                         help="record that the network plays averaged over the board's symmetries (raw and in search)")
+    parser.add_argument("--option-ranges", metavar="JSON", type=json.loads,
+                        help="record the options a network for every board covers, e.g. "
+                             "'{\"rows\": {\"min\": 4, \"max\": 12}, \"lines\": [\"all\", \"hex\"]}'")
     args = parser.parse_args(argv)
     if args.positions < 1:
         parser.error("--positions must be at least 1")
@@ -105,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
                                                 ("leaves_per_call", args.leaves_per_call),
                                                 ("solver", args.solver)) if value is not None}
         result = ship(args.source, args.target, args.weights_dtype, args.positions, search=search,
-                      average_symmetries=args.average_symmetries)
+                      average_symmetries=args.average_symmetries, option_ranges=args.option_ranges)
     except (CheckpointError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

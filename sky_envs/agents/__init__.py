@@ -52,7 +52,8 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
       (``"policy.pt@N+puct"`` with PUCT's, whatever the checkpoint records);
     * a :class:`Checkpoint` already loaded (:func:`open_checkpoint`): the same agents, sharing
       its network and game (``env_id`` and ``env_options`` were checked when it was opened);
-    * ``"pretrained"`` (``"pretrained@N"``): the checkpoint shipped for ``env_id``, as a path;
+    * ``"pretrained"`` (``"pretrained@N"``): the checkpoint shipped for ``env_id`` that plays
+      ``env_options``, as a path;
     * an :class:`Agent`, returned as it is.
     """
     if isinstance(spec, Agent):
@@ -74,7 +75,7 @@ def make_agent(spec: str | Agent, seed: int | None = None, env_id: str | None = 
     if base == "pretrained":  # the network shipped for env_id (sky_envs.agents.pretrained)
         from sky_envs.agents.pretrained import pretrained_path
 
-        base = str(pretrained_path(env_id))
+        base = str(pretrained_path(env_id, env_options))
     if root:
         kwargs["root"] = root
     if base in BASELINES:

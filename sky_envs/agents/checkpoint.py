@@ -15,7 +15,7 @@ allocate or hang, whatever the file holds:
 4. the network spec is bounded (:mod:`sky_envs.agents.network`) and every tensor's name
    and shape must be the ones that spec builds, before any weight is copied;
 5. with ``env_id``, the checkpoint must be for that env, with its observation and action
-   shapes.
+   shapes; a checkpoint that records ``option_ranges`` instead must cover the env's options.
 
 The metadata names the env id and options, the observation and action shapes, the network
 spec (with a pairs policy head, the game's ``action_cells`` too; with a moves head, its
@@ -28,6 +28,17 @@ and for the Gumbel root ``root``, ``gumbel_k``, ``gumbel_scale``, ``c_scale``: t
 ``gumbel``, settings that replace those with the Gumbel root), and
 ``average_symmetries: true`` that the network plays averaged over the board's symmetries
 (:func:`checkpoint_symmetries`), raw and under search.
+
+A network whose weights fit every board of its game (``"any_board": true`` in its spec, see
+:mod:`sky_envs.agents.network`) may record ``option_ranges``: the options it plays, as
+``{"rows": {"min": 4, "max": 12}, "lines": ["all", "hex"], ...}`` (a ``min``/``max`` pair
+for a number, a list of the values allowed otherwise), each checked against the value the
+game resolved (``players`` is the game's ``num_players``, ``board`` its ``board_kind``;
+options not named are free). Its ``env_options``, shapes and layout are then those of one
+configuration it plays (the default when none is asked for); loaded for another covered
+configuration, the network is built for that configuration's shapes and takes the same
+weights, and any other is refused with the range it falls outside of
+(:func:`option_ranges_error`).
 
 Weights are stored as float32, or as float16 to halve the file (``weights_dtype``; the
 shipped checkpoints of the larger networks use it): loading always gives a float32 network.
@@ -47,8 +58,8 @@ from typing import Any
 
 import numpy as np
 
-from sky_envs.agents.network import (build_policy, check_action_cells, check_size, check_stack_moves, moves_head,
-                                     normalize_spec, pairs_head)
+from sky_envs.agents.network import (any_board, build_policy, check_action_cells, check_size, check_stack_moves,
+                                     game_layout, moves_head, normalize_spec, pairs_head)
 from sky_envs.agents.search import recorded_setting_error
 
 FORMAT = "sky_envs.policy/2"
@@ -56,7 +67,9 @@ MAX_FILE_BYTES = 64 * 2**20
 MAX_UNPACKED_BYTES = 256 * 2**20
 REQUIRED = {"env_id": str, "env_options": dict, "observation_shape": list, "num_actions": int, "network": dict}
 OPTIONAL = {"training": dict, "rating": dict, "search": dict, "action_cells": list, "stack_moves": dict,
-            "average_symmetries": bool}
+            "average_symmetries": bool, "option_ranges": dict}
+#: the game attribute an ``option_ranges`` key is checked against, where it is not the key itself
+RESOLVED_OPTION = {"players": "num_players", "board": "board_kind"}
 WEIGHTS_DTYPES = ("float32", "float16")
 
 
@@ -192,6 +205,9 @@ def _check_metadata(metadata: dict, where: str) -> None:
     for key, value in metadata.get("search", {}).items():
         if (error := recorded_setting_error(key, value)) is not None:
             raise CheckpointError(f"{where} is damaged: metadata 'search' holds {key}={value!r:.40} ({error:.200})")
+    if "option_ranges" in metadata:
+        if (error := option_ranges_format_error(metadata["option_ranges"], metadata["network"])) is not None:
+            raise CheckpointError(f"{where} is damaged: metadata 'option_ranges' {error}")
     try:
         check_size(normalize_spec(metadata["network"]), shape, metadata["num_actions"])
         check_action_cells(metadata["network"], shape, metadata["num_actions"], metadata.get("action_cells"))
@@ -249,8 +265,11 @@ def open_checkpoint(path: str | os.PathLike, env_id: str | None = None, env_opti
     metadata, state_dict = read_checkpoint(path)
     where = f"checkpoint {str(path)!r}"
     game = check_env(where, metadata, env_id, env_options) if env_id is not None else None
-    policy = build_policy(metadata["network"], metadata["observation_shape"], metadata["num_actions"],
-                          action_cells=metadata.get("action_cells"), stack_moves=metadata.get("stack_moves"))
+    if game is not None and "option_ranges" in metadata:  # weights for any board: built for this one
+        policy = build_policy(metadata["network"], game.observation_shape, game.num_actions, **game_layout(game))
+    else:
+        policy = build_policy(metadata["network"], metadata["observation_shape"], metadata["num_actions"],
+                              action_cells=metadata.get("action_cells"), stack_moves=metadata.get("stack_moves"))
     expected = {name: tuple(tensor.shape) for name, tensor in policy.state_dict().items()}
     found = {name: tuple(tensor.shape) for name, tensor in state_dict.items()}
     if expected != found:
@@ -281,6 +300,10 @@ def check_env(where: str, metadata: dict, env_id: str, env_options: dict | None)
         game = make_game(env_id, **options)
     except ValueError as error:
         raise CheckpointError(f"{where} names env options {options} that {env_id} refuses: {error}") from None
+    if "option_ranges" in metadata:
+        if (error := option_ranges_error(metadata["option_ranges"], game)) is not None:
+            raise CheckpointError(f"{where} does not play {env_id} with options {options}: {error}")
+        return game
     if tuple(metadata["observation_shape"]) != tuple(game.observation_shape) or metadata["num_actions"] != game.num_actions:
         raise CheckpointError(
             f"{where} expects observations {tuple(metadata['observation_shape'])} and {metadata['num_actions']} "
@@ -296,6 +319,50 @@ def check_env(where: str, metadata: dict, env_id: str, env_options: dict | None)
     return game
 
 
+def option_ranges_format_error(ranges: dict, network: dict) -> str | None:
+    """What is wrong with an ``option_ranges`` record (the module docstring), or None."""
+    try:
+        board_free = any_board(network)
+    except ValueError:
+        board_free = False  # the network spec's own check says what is wrong with it
+    if not board_free:
+        return "needs a network whose weights fit every board (network any_board: true)"
+    for key, allowed in ranges.items():
+        if isinstance(allowed, dict):
+            bounds = [allowed.get("min"), allowed.get("max")]
+            if set(allowed) != {"min", "max"} or not all(isinstance(n, int) and not isinstance(n, bool) for n in bounds) \
+                    or bounds[0] > bounds[1]:
+                return f"{key!r} must be {{'min': m, 'max': n}} with integers m <= n, got {allowed!r:.80}"
+        elif not isinstance(allowed, list) or not allowed or \
+                not all(isinstance(value, (str, int)) and not isinstance(value, bool) for value in allowed):
+            return f"{key!r} must be a min/max mapping or a non-empty list of allowed values, got {allowed!r:.80}"
+    return None
+
+
+def option_ranges_error(ranges: dict, game) -> str | None:
+    """Why ``game`` (a :class:`~sky_envs.core.state.Game`) falls outside ``ranges`` (an
+    ``option_ranges`` record): the first option out of its range, named with the range; None
+    when it is covered."""
+    for key, allowed in ranges.items():
+        value = getattr(game, RESOLVED_OPTION.get(key, key), None)
+        if value is None:
+            return f"{game.env_id} has no option {key!r} to check against the checkpoint's range {allowed}"
+        if isinstance(allowed, dict):
+            if not allowed["min"] <= value <= allowed["max"]:
+                return (f"{key} {value} is outside the range the checkpoint covers, {allowed['min']}..{allowed['max']} "
+                        f"(it covers {describe_ranges(ranges)})")
+        elif value not in allowed:
+            return (f"{key} {value!r} is not one the checkpoint covers, {allowed} "
+                    f"(it covers {describe_ranges(ranges)})")
+    return None
+
+
+def describe_ranges(ranges: dict) -> str:
+    """An ``option_ranges`` record in words: ``rows 4..12, lines all/hex``."""
+    return ", ".join(f"{key} {allowed['min']}..{allowed['max']}" if isinstance(allowed, dict)
+                     else f"{key} {'/'.join(str(value) for value in allowed)}" for key, allowed in ranges.items())
+
+
 def checkpoint_symmetries(metadata: dict, env_id: str | None = None, env_options: dict | None = None):
     """The board symmetries (:class:`~sky_envs.core.symmetry.BoardSymmetries`) that the
     network of a checkpoint with ``metadata`` is averaged over when it plays ``env_id`` with
@@ -307,8 +374,9 @@ def checkpoint_symmetries(metadata: dict, env_id: str | None = None, env_options
     return Checkpoint(None, None, metadata, env_id, env_options).symmetries
 
 
-def policy_metadata(game, options: dict, network: dict, **training: Any) -> dict:
-    """The metadata of a policy for ``game`` (a :class:`~sky_envs.core.state.Game` made with ``options``)."""
+def policy_metadata(game, options: dict, network: dict, option_ranges: dict | None = None, **training: Any) -> dict:
+    """The metadata of a policy for ``game`` (a :class:`~sky_envs.core.state.Game` made with
+    ``options``); with ``option_ranges``, those of a network for any board that covers them."""
     metadata = {"env_id": game.env_id, "env_options": dict(options), "observation_shape": list(game.observation_shape),
                 "num_actions": int(game.num_actions), "network": normalize_spec(network),
                 "training": {k: (v.item() if isinstance(v, np.generic) else v) for k, v in training.items()}}
@@ -318,4 +386,10 @@ def policy_metadata(game, options: dict, network: dict, **training: Any) -> dict
     if moves_head(network):
         metadata["stack_moves"] = check_stack_moves(network, game.observation_shape, game.num_actions,
                                                     game.stack_moves).as_dict()
+    if option_ranges is not None:
+        if (error := option_ranges_format_error(option_ranges, network)) is not None:
+            raise ValueError(f"option_ranges {error}")
+        if (error := option_ranges_error(option_ranges, game)) is not None:
+            raise ValueError(f"a checkpoint's own options must lie in its option_ranges: {error}")
+        metadata["option_ranges"] = option_ranges
     return metadata

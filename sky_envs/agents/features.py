@@ -1,6 +1,7 @@
 """The layers of trained policies beyond SB3's own (import torch and Stable-Baselines3):
 input layers, and the policy heads for moves between board cells (Scala) and for stacks that
-move as far as they are high (Sky Scrapers).
+move as far as they are high (Sky Scrapers), with the board-free variant of the latter
+(:class:`AnyBoardPolicy`: one set of weights for every box size, line set and seat count).
 
 See :mod:`sky_envs.agents.network` for the specs that choose between them.
 """
@@ -15,6 +16,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, FlattenExtractor
 from torch import nn
 
+from sky_envs.agents.network import SEATS  # the seat planes a board-free trunk reads
 from sky_envs.core.state import StackMoves
 
 
@@ -134,16 +136,23 @@ class StackMovesLatents(nn.Module):
     as they are; the value side a 1x1 convolution to ``head_channels`` planes, then the
     ``hidden`` layers."""
 
+    cell_planes = 1  # the per-cell feature planes before the trunk's: the heights
+
     def __init__(self, cells: int, channels: int, head_channels: int, hidden, activation: type[nn.Module]):
         super().__init__()
         self.cells, self.channels = cells, channels
         self.value_planes = nn.Conv1d(channels, head_channels, 1)
-        layers, width = [], head_channels * cells
+        layers, width = [], self.value_width(head_channels, cells)
         for size in hidden:
             layers += [nn.Linear(width, size), activation()]
             width = size
         self.value_layers = nn.Sequential(*layers)
-        self.latent_dim_pi, self.latent_dim_vf = (channels + 1) * cells, width
+        self.latent_dim_pi, self.latent_dim_vf = (channels + self.cell_planes) * cells, width
+
+    @staticmethod
+    def value_width(head_channels: int, cells: int) -> int:
+        """The width of what the value head's hidden layers read: every cell's head planes."""
+        return head_channels * cells
 
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return self.forward_actor(features), self.forward_critic(features)
@@ -179,10 +188,18 @@ class StackMovesHead(nn.Module):
         rest = num_actions - cells * (layout.directions + layout.cell_actions)
         self.other_actions = nn.Linear(channels, rest) if rest else None
 
+    def split(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``(heights, trunk, pooled)``: the stack heights (batch, B), the trunk's cell vectors
+        (batch, B, C) and their mean over the cells (batch, C), which the actions not tied to
+        a cell read."""
+        heights = features[:, :self.cells]
+        trunk = features[:, self.cells:].view(len(features), self.channels, self.cells).transpose(1, 2)
+        return heights, trunk, trunk.mean(1)
+
     def forward(self, features: torch.Tensor) -> torch.Tensor:
         batch = len(features)
-        heights = features[:, :self.cells].round().long().clamp(0, len(self.targets) - 1)
-        trunk = features[:, self.cells:].view(batch, self.channels, self.cells).transpose(1, 2)  # (batch, B, C)
+        heights, trunk, pooled = self.split(features)
+        heights = heights.round().long().clamp(0, len(self.targets) - 1)
         landing = self.landing(trunk)
         landing = torch.cat([landing, landing.new_zeros(batch, 1, landing.shape[-1])], 1)  # index B: off the board
         where = self.targets[heights, torch.arange(self.cells, device=features.device)]  # (batch, B, directions)
@@ -192,13 +209,16 @@ class StackMovesHead(nn.Module):
         if self.cell_actions is not None:
             logits.append(self.cell_actions(trunk).transpose(1, 2).flatten(1))  # action B * directions + k * B + cell
         if self.other_actions is not None:
-            logits.append(self.other_actions(trunk.mean(1)))
+            logits.append(self.other_actions(pooled))
         return torch.cat(logits, 1)
 
 
 class StackMovesPolicy(MaskableActorCriticPolicy):
     """sb3-contrib's masked actor-critic with :class:`StackMovesTrunk`, :class:`StackMovesLatents`
     and :class:`StackMovesHead` (``net_arch["vf"]`` is the value head's hidden layers)."""
+
+    latents_class: type[StackMovesLatents] = StackMovesLatents
+    head_class: type[nn.Module] = StackMovesHead
 
     def __init__(self, *args, stack_moves=None, head_channels: int = 8, **kwargs):
         self.stack_moves = StackMoves.from_dict(stack_moves)
@@ -207,18 +227,126 @@ class StackMovesPolicy(MaskableActorCriticPolicy):
 
     def _build_mlp_extractor(self) -> None:
         rows, cols, _ = self.observation_space.shape
-        channels = self.features_extractor.features_dim // (rows * cols) - 1
-        self.mlp_extractor = StackMovesLatents(rows * cols, channels, self.head_channels, self.net_arch["vf"],
-                                               self.activation_fn)
+        channels = self.features_extractor.features_dim // (rows * cols) - self.latents_class.cell_planes
+        self.mlp_extractor = self.latents_class(rows * cols, channels, self.head_channels, self.net_arch["vf"],
+                                                self.activation_fn)
 
     def _build(self, lr_schedule) -> None:
         super()._build(lr_schedule)
         rows, cols, _ = self.observation_space.shape
-        self.action_net = StackMovesHead(self.mlp_extractor.channels, self.head_channels, self.stack_moves,
-                                         rows * cols, int(self.action_space.n))
+        self.action_net = self.head_class(self.mlp_extractor.channels, self.head_channels, self.stack_moves,
+                                          rows * cols, int(self.action_space.n))
         # the optimizer must hold the new head's weights, not the replaced linear layer's
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
     def _get_constructor_parameters(self) -> dict:
         return {**super()._get_constructor_parameters(), "stack_moves": self.stack_moves.as_dict(),
                 "head_channels": self.head_channels}
+
+
+# ------------------------------------------------------------------ any board
+def any_board_input_planes(planes: int, seats: int, directions: int) -> int:
+    """The input planes of :class:`AnyBoardTrunk`'s first convolution for an observation of
+    ``planes`` planes with ``seats`` height planes and ``directions`` move directions."""
+    return 1 + SEATS + (planes - 1 - seats) + 1 + directions
+
+
+class MaskedResidualBlock(ResidualBlock):
+    """A :class:`ResidualBlock` whose planes are zeroed off the board after each convolution,
+    so that cells outside the board (holes, or the rest of a larger box) look exactly like
+    the convolution's zero padding."""
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        inner = torch.relu(self.conv1(x)) * mask
+        return torch.relu(x + self.conv2(inner) * mask)
+
+
+class AnyBoardTrunk(BaseFeaturesExtractor):
+    """The residual trunk of :class:`AnyBoardPolicy`: weights that fit any box, line set and
+    seat count. Flat features ``[heights (B), board cells (B), trunk planes (C x B)]``.
+
+    The input is rebuilt in a layout that does not depend on the game's options: plane 0
+    (the board's cells), the ``height_planes`` (one per seat, from the observer's view) in
+    :data:`SEATS` slots (a 2-seat game's last two are zeros), the observation's other
+    planes, a constant plane ``seats / SEATS``, and one plane per move direction that is 1
+    where the cell's neighbour that way is a board cell (from the layout's landing table:
+    directions outside the line set never have one), which tells the convolutions the
+    board's edges, holes and lines. Every plane is zero off the board, before and after
+    each convolution, so the same board embedded in a larger box gives the same planes.
+    """
+
+    def __init__(self, observation_space: spaces.Box, channels: int = 64, blocks: int = 4, stack_moves=None):
+        rows, cols, planes = observation_space.shape
+        super().__init__(observation_space, features_dim=(channels + 2) * rows * cols)
+        layout = StackMoves.from_dict(stack_moves)
+        self.height_planes = layout.height_planes
+        self.other_planes = tuple(p for p in range(1, planes) if p not in self.height_planes)
+        self.seats = len(self.height_planes)
+        neighbours = layout.targets[min(1, len(layout.targets) - 1)]  # (B, directions): one step, or B
+        self.register_buffer("neighbours", torch.tensor(neighbours.tolist(), dtype=torch.long), persistent=False)
+        self.stem = nn.Conv2d(any_board_input_planes(planes, self.seats, layout.directions), channels, 3, padding=1)
+        self.blocks = nn.ModuleList(MaskedResidualBlock(channels) for _ in range(blocks))
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        batch, rows, cols, _ = observations.shape
+        mask = (observations[..., 0] > 0).to(observations.dtype)  # (batch, rows, cols)
+        flat = mask.flatten(1)
+        seats = observations[..., list(self.height_planes)]
+        heights = seats.sum(-1).flatten(1) * flat
+        padded = torch.cat([flat, flat.new_zeros(batch, 1)], 1)  # index B: off the board
+        neighbours = padded[:, self.neighbours].view(batch, rows, cols, -1)
+        planes = [mask[..., None], seats, seats.new_zeros(batch, rows, cols, SEATS - self.seats),
+                  observations[..., list(self.other_planes)], torch.full_like(mask, self.seats / SEATS)[..., None],
+                  neighbours]
+        x = log_scale(torch.cat(planes, -1) * mask[..., None]).permute(0, 3, 1, 2)
+        board = mask[:, None]
+        x = torch.relu(self.stem(x)) * board
+        for block in self.blocks:
+            x = block(x, board)
+        return torch.cat([heights, flat, x.flatten(1)], 1)
+
+
+def board_mean(planes: torch.Tensor, board: torch.Tensor) -> torch.Tensor:
+    """The mean of ``planes`` (batch, K, B) over the board's cells (``board``: (batch, B) of 0/1)."""
+    return (planes * board[:, None]).sum(-1) / board.sum(1, keepdim=True).clamp(min=1)
+
+
+class AnyBoardLatents(StackMovesLatents):
+    """SB3's ``mlp_extractor`` of :class:`AnyBoardPolicy`: the policy side gets the trunk's
+    features as they are; the value side a 1x1 convolution to ``head_channels`` planes, their
+    mean and maximum over the board's cells, then the ``hidden`` layers: no weight depends
+    on the board's size."""
+
+    cell_planes = 2  # the heights and the board's cells
+
+    @staticmethod
+    def value_width(head_channels: int, cells: int) -> int:
+        return 2 * head_channels  # the planes' mean and maximum
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        cells = self.cells
+        board = features[:, cells:2 * cells]
+        trunk = features[:, 2 * cells:].view(len(features), self.channels, cells)
+        planes = torch.relu(self.value_planes(trunk)) * board[:, None]  # >= 0, and 0 off the board
+        return self.value_layers(torch.cat([board_mean(planes, board), planes.amax(-1)], 1))
+
+
+class AnyBoardMovesHead(StackMovesHead):
+    """:class:`StackMovesHead` over :class:`AnyBoardTrunk`'s features: the actions not tied to
+    a cell read the trunk's mean over the board's cells (not the box's)."""
+
+    def split(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        cells = self.cells
+        board = features[:, cells:2 * cells]
+        trunk = features[:, 2 * cells:].view(len(features), self.channels, cells)
+        return features[:, :cells], trunk.transpose(1, 2), board_mean(trunk, board)
+
+
+class AnyBoardPolicy(StackMovesPolicy):
+    """:class:`StackMovesPolicy` whose weights fit every board of a stacking game
+    (``any_board: true`` in the network spec): :class:`AnyBoardTrunk`, :class:`AnyBoardLatents`
+    and :class:`AnyBoardMovesHead`. The policy built for one game's shapes and layout loads
+    the weights of one built for any other."""
+
+    latents_class = AnyBoardLatents
+    head_class = AnyBoardMovesHead

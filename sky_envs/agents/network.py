@@ -20,6 +20,11 @@ code, and loading one stays weights-only:
   move from the trunk at its start and at the cell where it lands, read from the
   observation's heights (:class:`~sky_envs.agents.features.StackMovesHead`);
   ``head_channels`` is then the width of those cell vectors and of the value head's planes.
+  With ``"any_board": true`` as well, one set of weights plays every board of the game
+  (:class:`~sky_envs.agents.features.AnyBoardPolicy`): the trunk reads the observation in a
+  layout of its own (the seats' height planes in four slots, planes telling where each
+  cell's neighbours are), keeps every plane zero off the board, and the value head pools
+  over the board's cells; no weight depends on the box size, the line set or the seat count.
 
 Both become the ``policy_kwargs`` of sb3-contrib's ``MaskableActorCriticPolicy``: the
 same network serves PPO and the search-based learner, and one checkpoint format holds
@@ -39,6 +44,9 @@ import numpy as np
 
 from sky_envs.core.state import StackMoves
 
+#: the seats an any_board network reads: a game with fewer seats fills the first of its seat planes
+SEATS = 4
+
 ACTIVATIONS = ("tanh", "relu")
 KINDS = ("mlp", "resnet")
 POLICY_HEADS = ("dense", "pairs", "moves")
@@ -46,7 +54,7 @@ LIMITS = {"width": 4096, "layers": 8, "channels": 256, "blocks": 20, "parameters
 DEFAULTS = {
     "mlp": {"hidden": [256, 256], "activation": "relu"},
     "resnet": {"channels": 64, "blocks": 4, "head_channels": 8, "head_hidden": [128], "activation": "relu",
-               "policy_head": "dense"},
+               "policy_head": "dense", "any_board": False},
 }
 
 
@@ -82,10 +90,21 @@ def normalize_spec(spec: Any) -> dict:
         out["head_hidden"] = _widths(out["head_hidden"], "head_hidden")
         if out["policy_head"] not in POLICY_HEADS:
             raise ValueError(f"network policy_head must be one of {POLICY_HEADS}, got {out['policy_head']!r}")
+        if not isinstance(out["any_board"], bool):
+            raise ValueError(f"network any_board must be true or false, got {out['any_board']!r}")
+        if out["any_board"] and out["policy_head"] != "moves":
+            raise ValueError(f"network any_board needs policy_head 'moves' (the head that reads where moves land "
+                             f"from the game's layout), got {out['policy_head']!r}")
         if out["policy_head"] == "pairs" and out["head_channels"] % 2:
             raise ValueError(f"a pairs policy head splits the head planes in two halves: head_channels must be "
                              f"even, got {out['head_channels']}")
     return out
+
+
+def any_board(spec: dict) -> bool:
+    """True when ``spec``'s weights fit every board of its game (``any_board: true``)."""
+    spec = normalize_spec(spec)
+    return spec["kind"] == "resnet" and spec["any_board"]
 
 
 def pairs_head(spec: dict) -> bool:
@@ -122,6 +141,9 @@ def check_stack_moves(spec: dict, observation_shape, num_actions: int, stack_mov
         raise ValueError(f"stack_moves targets must be cells 0..{cells} ({cells}: off the board)")
     if not layout.height_planes or not all(0 <= plane < planes for plane in layout.height_planes):
         raise ValueError(f"stack_moves height_planes must be planes 0..{planes - 1}, got {layout.height_planes}")
+    if normalize_spec(spec)["any_board"] and len(layout.height_planes) > SEATS:
+        raise ValueError(f"an any_board network reads at most {SEATS} seats' height planes, got "
+                         f"{len(layout.height_planes)}")
     if cells * (layout.directions + layout.cell_actions) > num_actions:
         raise ValueError(f"stack_moves lays out {cells * (layout.directions + layout.cell_actions)} actions, "
                          f"more than the game's {num_actions}")
@@ -157,8 +179,15 @@ def parameter_count(spec: dict, observation_shape, num_actions: int, stack_moves
     if spec["kind"] == "resnet":
         rows, cols, planes = _board_shape(observation_shape)
         c = spec["channels"]
+        if spec["any_board"]:  # the rebuilt input planes (an upper bound without the layout: no seat planes)
+            seats, directions = 0, 8
+            if stack_moves is not None:
+                layout = StackMoves.from_dict(stack_moves)
+                seats, directions = len(layout.height_planes), layout.directions
+            planes = 1 + SEATS + (planes - 1 - seats) + 1 + directions
         trunk = (planes * 9 + 1) * c + spec["blocks"] * 2 * (c * 9 * c + c) + (c + 1) * spec["head_channels"]
-        features = spec["head_channels"] * rows * cols
+        # the value head reads the head planes at every cell, or their mean and maximum over the board
+        features = spec["head_channels"] * (2 if spec["any_board"] else rows * cols)
         hidden = spec["head_hidden"]
     else:
         trunk, features, hidden = 0, math.prod(observation_shape), spec["hidden"]
@@ -206,11 +235,16 @@ def _board_shape(observation_shape) -> tuple[int, int, int]:
 def policy_class(spec: dict) -> type:
     """The sb3-contrib policy class of a network spec: ``MaskableActorCriticPolicy``, or its
     subclass :class:`~sky_envs.agents.features.CellPairsPolicy` for a pairs policy head,
-    :class:`~sky_envs.agents.features.StackMovesPolicy` for a moves head."""
+    :class:`~sky_envs.agents.features.StackMovesPolicy` for a moves head,
+    :class:`~sky_envs.agents.features.AnyBoardPolicy` for one with ``any_board``."""
     if pairs_head(spec):
         from sky_envs.agents.features import CellPairsPolicy
 
         return CellPairsPolicy
+    if any_board(spec):
+        from sky_envs.agents.features import AnyBoardPolicy
+
+        return AnyBoardPolicy
     if moves_head(spec):
         from sky_envs.agents.features import StackMovesPolicy
 
@@ -226,7 +260,7 @@ def policy_kwargs(spec: dict, observation_shape, num_actions: int, action_cells=
     (``action_cells``) and a moves head (``stack_moves``) need: ``ValueError`` if they do not fit."""
     import torch
 
-    from sky_envs.agents.features import BoardResNet, Log1pFlatten, StackMovesTrunk
+    from sky_envs.agents.features import AnyBoardTrunk, BoardResNet, Log1pFlatten, StackMovesTrunk
 
     spec = normalize_spec(spec)
     action_cells = check_action_cells(spec, observation_shape, num_actions, action_cells)
@@ -236,10 +270,13 @@ def policy_kwargs(spec: dict, observation_shape, num_actions: int, action_cells=
         return {"net_arch": list(spec["hidden"]), "activation_fn": activation, "features_extractor_class": Log1pFlatten}
     if spec["policy_head"] == "moves":
         layout = StackMoves.from_dict(stack_moves)
+        trunk = {"channels": spec["channels"], "blocks": spec["blocks"]}
+        if spec["any_board"]:
+            trunk_class, trunk["stack_moves"] = AnyBoardTrunk, layout.as_dict()
+        else:
+            trunk_class, trunk["height_planes"] = StackMovesTrunk, layout.height_planes
         return {"net_arch": {"pi": [], "vf": list(spec["head_hidden"])}, "activation_fn": activation,
-                "features_extractor_class": StackMovesTrunk,
-                "features_extractor_kwargs": {"channels": spec["channels"], "blocks": spec["blocks"],
-                                              "height_planes": layout.height_planes},
+                "features_extractor_class": trunk_class, "features_extractor_kwargs": trunk,
                 "stack_moves": layout.as_dict(), "head_channels": spec["head_channels"]}
     pairs = spec["policy_head"] == "pairs"
     kwargs = {"net_arch": {"pi": [] if pairs else list(spec["head_hidden"]), "vf": list(spec["head_hidden"])},
@@ -272,3 +309,13 @@ def build_policy(spec: dict, observation_shape, num_actions: int, learning_rate:
     kwargs = policy_kwargs(spec, observation_shape, num_actions, action_cells, stack_moves)
     observation_space = spaces.Box(-np.inf, np.inf, shape=tuple(observation_shape), dtype=np.float32)
     return policy_class(spec)(observation_space, spaces.Discrete(num_actions), lambda _: learning_rate, **kwargs)
+
+
+def share_weights(policy, source):
+    """``policy`` with every parameter replaced by ``source``'s of the same name (the same
+    tensors, not copies), returned: two policies of an ``any_board`` network built for
+    different boards then train and play as one (a step on either's loss moves both)."""
+    for name, _ in list(policy.named_parameters()):
+        owner, _, leaf = name.rpartition(".")
+        setattr(policy.get_submodule(owner), leaf, source.get_parameter(name))
+    return policy

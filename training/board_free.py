@@ -25,7 +25,8 @@ import sys
 import torch
 
 from sky_envs.agents.checkpoint import open_checkpoint, policy_metadata, save_checkpoint
-from sky_envs.agents.network import SEATS, build_policy, game_layout, normalize_spec
+from sky_envs.agents.features import SEATS
+from sky_envs.agents.network import build_policy, game_layout, normalize_spec
 from sky_envs.core.arguments import HelpFormatter, module_prog
 from sky_envs.core.registry import make_game
 

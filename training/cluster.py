@@ -3,9 +3,9 @@
 * :func:`connect` starts a local Ray instance or joins a running cluster (``"auto"`` or
   ``HOST:PORT``), with Ray's token authentication where the cluster uses it.
 * :func:`play_pairings` plays the games of a tournament's pairings as Ray tasks spread over
-  the cluster's CPUs: game ``g`` of a pairing is still played with seed ``seed + g`` by
-  :func:`training.tournament._play_games`, so every game's result is the one a single process
-  gets. Results come back to this process, which appends each game to the journal as it
+  the cluster's CPUs: game ``g`` of a pairing is still played with seed ``seed + g`` by the
+  tournament's own game function (:func:`training.tournament.round_robin` passes
+  ``_play_games``), so every game's result is the one a single process gets. Results come back to this process, which appends each game to the journal as it
   arrives (:func:`training.tournament.read_journal` reads it for ``--resume``); replay files
   (``save_games``) are written by the node that plays the game, so that folder must be on
   storage every node shares.
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from sky_envs.agents import Agent
@@ -63,16 +64,17 @@ def cluster_cpus() -> int:
 
 
 def play_pairings(env_id: str, options: dict, entries: dict[str, Agent], pairings: list[tuple[str, str, int]],
-                  seed: int, known: dict[tuple[str, str], dict[int, float]] | None = None,
+                  seed: int, play_games: Callable[..., list[float]],
+                  known: dict[tuple[str, str], dict[int, float]] | None = None,
                   save_games: str | Path | None = None, journal: str | Path | None = None,
-                  progress=None) -> list:
-    """Play ``pairings`` (``(a, b, games)``) as Ray tasks; a :class:`~training.tournament.PairResult`
-    per pairing, in order. Games already in ``known`` are counted, not played. Each task plays
-    a few consecutive games of one pairing (about eight tasks per CPU, so the last ones keep
-    every CPU busy); ``progress(result)`` is called as each pairing completes."""
+                  done: Callable[[int, dict[int, float]], None] | None = None) -> list[dict[int, float]]:
+    """Play ``pairings`` (``(a, b, games)``) as Ray tasks; per pairing, in order, the reward of
+    seat a by game number. Each task calls ``play_games(env_id, options, (name_a, agent_a),
+    (name_b, agent_b), games, seed, save_games)`` on a few consecutive games of one pairing
+    (about eight tasks per CPU, so the last ones keep every CPU busy). Games already in
+    ``known`` are counted, not played; ``done(index, rewards)`` is called as each pairing
+    completes."""
     import ray
-
-    from .tournament import PairResult
 
     known = known or {}
     remote = ray.remote(num_cpus=1)(_play_share)
@@ -80,25 +82,19 @@ def play_pairings(env_id: str, options: dict, entries: dict[str, Agent], pairing
     cpus = cluster_cpus()
     tasks, rewards = {}, []
     for index, (a, b, games) in enumerate(pairings):
-        done = dict(known.get((a, b), {}))
-        rewards.append({g: done[g] for g in range(games) if g in done})
-        todo = [g for g in range(games) if g not in done]
+        already = known.get((a, b), {})
+        rewards.append({g: already[g] for g in range(games) if g in already})
+        todo = [g for g in range(games) if g not in already]
         size = max(1, len(todo) // (8 * cpus))
         for start in range(0, len(todo), size):
             share = todo[start:start + size]
-            ref = remote.remote(env_id, options, a, refs[a], b, refs[b], share, seed, save_games)
+            ref = remote.remote(play_games, env_id, options, a, refs[a], b, refs[b], share, seed, save_games)
             tasks[ref] = (index, share)
     remaining = {index: sum(1 for i, _ in tasks.values() if i == index) for index in range(len(pairings))}
-    results: list = [None] * len(pairings)
 
     def finish(index: int) -> None:
-        a, b, games = pairings[index]
-        result = PairResult(a, b)
-        for g in range(games):
-            result.record(rewards[index][g])
-        results[index] = result
-        if progress is not None:
-            progress(result)
+        if done is not None:
+            done(index, rewards[index])
 
     for index in range(len(pairings)):
         if remaining[index] == 0:
@@ -121,13 +117,11 @@ def play_pairings(env_id: str, options: dict, entries: dict[str, Agent], pairing
     finally:
         for ref in pending:   # interrupted: no game goes on playing on the cluster
             ray.cancel(ref, force=True)
-    return results
+    return rewards
 
 
-def _play_share(env_id: str, options: dict, name_a: str, agent_a: Agent, name_b: str, agent_b: Agent,
-                games: list[int], seed: int, save_games: str | Path | None) -> list[float]:
-    """A task's games: :func:`training.tournament._play_games` (the agents arrive through
-    Ray's object store as top-level arguments)."""
-    from .tournament import _play_games
-
-    return _play_games(env_id, options, (name_a, agent_a), (name_b, agent_b), games, seed, save_games)
+def _play_share(play_games: Callable[..., list[float]], env_id: str, options: dict, name_a: str, agent_a: Agent,
+                name_b: str, agent_b: Agent, games: list[int], seed: int, save_games: str | Path | None) -> list[float]:
+    """A task's games, played by ``play_games`` (the agents arrive through Ray's object store
+    as top-level arguments)."""
+    return play_games(env_id, options, (name_a, agent_a), (name_b, agent_b), games, seed, save_games)

@@ -194,9 +194,18 @@ def round_robin(env_id: str, options: dict, entries: dict[str, Agent], games: in
     chosen = [(*pairing, games)[:3] for pairing in (pairings if pairings is not None
                                                     else itertools.combinations(entries, 2))]
     if cluster:
-        from .cluster import play_pairings
+        from .cluster import play_pairings   # imports Ray: only where a tournament runs on a cluster
 
-        return play_pairings(env_id, options, entries, chosen, seed, known, save_games, journal, progress)
+        on_cluster: list[PairResult] = [PairResult(a, b) for a, b, _ in chosen]
+
+        def pairing_done(index: int, rewards: dict[int, float]) -> None:
+            for g in range(chosen[index][2]):
+                on_cluster[index].record(rewards[g])
+            if progress is not None:
+                progress(on_cluster[index])
+
+        play_pairings(env_id, options, entries, chosen, seed, _play_games, known, save_games, journal, pairing_done)
+        return on_cluster
     results = []
     for name_a, name_b, count in chosen:
         results.append(match(env_id, options, (name_a, entries[name_a]), (name_b, entries[name_b]), count, seed,

@@ -16,8 +16,10 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, FlattenExtractor
 from torch import nn
 
-from sky_envs.agents.network import SEATS  # the seat planes a board-free trunk reads
 from sky_envs.core.state import StackMoves
+
+#: the seats an any_board network reads: a game with fewer seats fills the first of its seat planes
+SEATS = 4
 
 
 def log_scale(x: torch.Tensor) -> torch.Tensor:

@@ -44,9 +44,6 @@ import numpy as np
 
 from sky_envs.core.state import StackMoves
 
-#: the seats an any_board network reads: a game with fewer seats fills the first of its seat planes
-SEATS = 4
-
 ACTIVATIONS = ("tanh", "relu")
 KINDS = ("mlp", "resnet")
 POLICY_HEADS = ("dense", "pairs", "moves")
@@ -141,9 +138,12 @@ def check_stack_moves(spec: dict, observation_shape, num_actions: int, stack_mov
         raise ValueError(f"stack_moves targets must be cells 0..{cells} ({cells}: off the board)")
     if not layout.height_planes or not all(0 <= plane < planes for plane in layout.height_planes):
         raise ValueError(f"stack_moves height_planes must be planes 0..{planes - 1}, got {layout.height_planes}")
-    if normalize_spec(spec)["any_board"] and len(layout.height_planes) > SEATS:
-        raise ValueError(f"an any_board network reads at most {SEATS} seats' height planes, got "
-                         f"{len(layout.height_planes)}")
+    if normalize_spec(spec)["any_board"]:
+        from sky_envs.agents.features import SEATS
+
+        if len(layout.height_planes) > SEATS:
+            raise ValueError(f"an any_board network reads at most {SEATS} seats' height planes, got "
+                             f"{len(layout.height_planes)}")
     if cells * (layout.directions + layout.cell_actions) > num_actions:
         raise ValueError(f"stack_moves lays out {cells * (layout.directions + layout.cell_actions)} actions, "
                          f"more than the game's {num_actions}")
@@ -184,7 +184,9 @@ def parameter_count(spec: dict, observation_shape, num_actions: int, stack_moves
             if stack_moves is not None:
                 layout = StackMoves.from_dict(stack_moves)
                 seats, directions = len(layout.height_planes), layout.directions
-            planes = 1 + SEATS + (planes - 1 - seats) + 1 + directions
+            from sky_envs.agents.features import any_board_input_planes
+
+            planes = any_board_input_planes(planes, seats, directions)
         trunk = (planes * 9 + 1) * c + spec["blocks"] * 2 * (c * 9 * c + c) + (c + 1) * spec["head_channels"]
         # the value head reads the head planes at every cell, or their mean and maximum over the board
         features = spec["head_channels"] * (2 if spec["any_board"] else rows * cols)

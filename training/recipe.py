@@ -141,7 +141,8 @@ def plan(recipe: Recipe, run_dir: Path, scale: float = 1.0, workers: int = 1, pr
                                *ship_options(stage.ship)], stage=number))
     out = run_dir / SHIPPED
     steps.append(Step("ship", f"{PACKAGE}.ship", [str(stage_output(run_dir, recipe, recipe.stages[-1].name)),
-                                                   str(out / SHIPPED_NAME), *positions, *ship_options(recipe.ship)]))
+                                                   str(out / SHIPPED_NAME), *positions, *ship_options(recipe.ship),
+                                                   "--recipe", recipe.env_id]))
     config = stage_folder(run_dir, len(recipe.stages), recipe.stages[-1]) / "config.yaml"
     for report in recipe.reports:
         argv = ["--config", str(config), "--agents", *[spec.replace(SHIPPED_NAME, str(out / SHIPPED_NAME))

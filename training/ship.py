@@ -9,7 +9,9 @@ network plays best with (measured by evaluation: see
 ``--average-symmetries`` that it plays averaged over the board's symmetries, raw and in search
 (:func:`~sky_envs.agents.checkpoint.checkpoint_symmetries`); ``--option-ranges JSON`` replaces the
 options a network for every board covers (its ``option_ranges``, e.g. to add board shapes it
-was shown to play).
+was shown to play); ``--recipe ENV_ID`` records that the network is the output of that env's
+recipe (``metadata["training"]["recipe"]``: ``python -m training.recipe ENV_ID``, the one
+command that rebuilds it, which :mod:`training.recipe` passes on its final ship step).
 Storing float16 rounds every weight, so the command compares the copy with the original on
 positions from random games of the checkpoint's env and prints how often both pick the same
 action and the largest value difference: a copy that plays differently is worth
@@ -58,12 +60,14 @@ def compare(original, copy, observations: np.ndarray, masks: np.ndarray) -> tupl
 
 def ship(source: str | Path, target: str | Path, weights_dtype: str = "float32",
          positions: int = 2000, seed: int = 0, search: dict | None = None,
-         average_symmetries: bool | None = None, option_ranges: dict | None = None) -> dict:
+         average_symmetries: bool | None = None, option_ranges: dict | None = None,
+         recipe: str | None = None) -> dict:
     """Copy ``source`` to ``target``; ``search`` settings (``c_puct``, ``rollout_weight``,
     ``rollout_policy``, ``leaves_per_call``, ``solver``) are recorded over any it had, and
     ``average_symmetries`` (when not None) whether the network plays averaged over the
     board's symmetries (:func:`~sky_envs.agents.checkpoint.checkpoint_symmetries`);
-    ``option_ranges`` (when not None) the options a network for every board covers."""
+    ``option_ranges`` (when not None) the options a network for every board covers;
+    ``recipe`` (when not None) the env whose recipe made the network."""
     policy, metadata = load_checkpoint(source)
     kind = (search or {}).get("rollout_policy")
     if kind is not None and (error := playout_error(kind, make_game(metadata["env_id"], **metadata["env_options"]))):
@@ -75,6 +79,11 @@ def ship(source: str | Path, target: str | Path, weights_dtype: str = "float32",
         checkpoint_symmetries(metadata)  # the env must have them: CheckpointError before anything is written
     if option_ranges is not None:
         metadata = {**metadata, "option_ranges": option_ranges}
+    if recipe is not None:
+        if recipe != metadata["env_id"]:
+            raise ValueError(f"--recipe {recipe!r} names another env than the checkpoint's {metadata['env_id']!r}")
+        metadata = {**metadata, "training": {**metadata.get("training", {}),
+                                             "recipe": f"python -m training.recipe {recipe}"}}
     path = save_checkpoint(target, policy, metadata, weights_dtype=weights_dtype)  # the digest is made anew
     copy, _ = load_checkpoint(path)
     observations, masks = sample_positions(metadata["env_id"], metadata["env_options"], positions, seed)
@@ -105,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--option-ranges", metavar="JSON", type=json.loads,
                         help="record the options a network for every board covers, e.g. "
                              "'{\"rows\": {\"min\": 4, \"max\": 12}, \"lines\": [\"all\", \"hex\"]}'")
+    parser.add_argument("--recipe", metavar="ENV_ID",
+                        help="record that this network is the output of ENV_ID's recipe (python -m training.recipe)")
     args = parser.parse_args(argv)
     if args.positions < 1:
         parser.error("--positions must be at least 1")
@@ -114,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
                                                 ("leaves_per_call", args.leaves_per_call),
                                                 ("solver", args.solver)) if value is not None}
         result = ship(args.source, args.target, args.weights_dtype, args.positions, search=search,
-                      average_symmetries=args.average_symmetries, option_ranges=args.option_ranges)
+                      average_symmetries=args.average_symmetries, option_ranges=args.option_ranges,
+                      recipe=args.recipe)
     except (CheckpointError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -42,7 +42,9 @@ def test_a_shipped_checkpoint_fits_todays_env_and_plays(env_id):
     game = sky_envs.make_game(env_id, **options)
     assert metadata["env_id"] == game.env_id and tuple(metadata["observation_shape"]) == game.observation_shape
     training = metadata["training"]
-    assert training["command"].startswith("python -m training.train --config configs/")
+    # how to make it again: its training command over a config of the repo, or the env's recipe
+    assert (training["command"].startswith("python -m training.train --config configs/")
+            or training.get("recipe") == f"python -m training.recipe {env_id}"), training
     assert {"seed", "steps", "wall_clock_s", "algorithm"} <= set(training)
     raw = make_agent(str(path), env_id=env_id, env_options=options, seed=0)
     search = make_agent(f"{path}@8", env_id=env_id, env_options=options, seed=0)

@@ -72,3 +72,13 @@ def test_a_recorded_rollout_policy_is_the_search_default_where_the_game_has_one(
     assert ship.main([str(scala), str(tmp_path / "out.pt"), "--rollout-policy", "greedy"]) == 2
     assert "greedy playouts need the game's array move values" in capsys.readouterr().err
     assert not (tmp_path / "out.pt").exists()
+
+
+def test_a_recipe_is_recorded_beside_the_training_command_and_must_name_the_checkpoints_env(trained, tmp_path, capsys):
+    target = tmp_path / "policy.pt"
+    assert ship.main([str(trained), str(target), "--recipe", "sky_scrapers_v0", "--positions", "20"]) == 0
+    training = read_checkpoint(target)[0]["training"]
+    assert training["recipe"] == "python -m training.recipe sky_scrapers_v0"
+    assert training["command"] == "python -m x" and training["steps"] == 123
+    assert ship.main([str(trained), str(tmp_path / "other.pt"), "--recipe", "scala_v0", "--positions", "20"]) == 2
+    assert "names another env" in capsys.readouterr().err and not (tmp_path / "other.pt").exists()

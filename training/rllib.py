@@ -53,11 +53,10 @@ import numpy as np
 
 from sky_envs.agents.checkpoint import policy_metadata
 from sky_envs.core.registry import canonical_id, make_game
-from .config import load_config, resumed_config
 from .evaluate import evaluate_policy
 from .league import LATEST, MAIN, League, league_config, league_modules, snapshot_module
+from .run_arguments import add_run_arguments, run_config
 from .run_folder import CHECKPOINTS, STATE, remove_leftovers, write_state
-from .selfplay import default_run_dir
 from .signals import TrainingInterrupted, deferred_interrupts, interrupts_as_keyboard
 from .tournament import quick_scores
 from .warm_start import initial_weights
@@ -307,20 +306,12 @@ def read_league_state(run_dir: Path) -> dict:
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
-    from sky_envs.agents.pretrained import default_config
     from sky_envs.core.arguments import HelpFormatter, module_prog
 
     parser = argparse.ArgumentParser(prog=prog or module_prog(__spec__), description=__doc__,
                                      formatter_class=HelpFormatter)
-    parser.add_argument("--config", help="a YAML file in configs/ (not needed with --resume)")
-    parser.add_argument("--env", help="train with the env's default config configs/<game>.yaml (instead of --config)")
-    parser.add_argument("--run-dir", help="where the run is written (default: runs/<env>-<time>)")
-    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in this folder")
-    parser.add_argument("--timesteps", type=int, help="override train.timesteps (the learner's decisions)")
+    add_run_arguments(parser, "override train.timesteps (the learner's decisions)")
     parser.add_argument("--iterations", type=int, help="stop after this many iterations in all (instead of timesteps)")
-    parser.add_argument("--eval-games", type=int, help="override eval.games (games per pairing)")
-    parser.add_argument("--init-from", metavar="CHECKPOINT",
-                        help="override train.init_from: start the network from this checkpoint's weights")
     parser.add_argument("--num-env-runners", type=int, default=0, help="sampling actors (default 0: in this process)")
     parser.add_argument("--address", help="a running Ray cluster to join ('auto' or HOST:PORT); default: a local instance")
     parser.add_argument("--train-batch-size", type=int, help="env steps per iteration (default train.n_envs * ppo.n_steps)")
@@ -330,22 +321,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser.add_argument("--no-eval", action="store_true", help="skip the final evaluation")
     args = parser.parse_args(argv)
 
-    overrides = {}
-    for key, value in (("train.timesteps", args.timesteps), ("eval.games", args.eval_games),
-                       ("train.init_from", args.init_from)):
-        if value is not None:
-            overrides[key] = value
     try:
-        if args.resume:
-            if args.init_from is not None:
-                raise ValueError("--init-from starts a new run; a resumed run continues from its own weights")
-            config = resumed_config(read_league_state(Path(args.resume))["config"], **overrides)
-            run_dir = Path(args.resume)
-        else:
-            if bool(args.config) == bool(args.env):
-                raise ValueError("give --config FILE or --env ENV_ID (or --resume RUN_DIR)")
-            config = load_config(args.config or default_config(args.env), **overrides)
-            run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(config["env"]["id"])
+        config, run_dir = run_config(args, lambda run_dir: read_league_state(run_dir)["config"])
         run = LeagueRun(config, run_dir, args.num_env_runners, args.address, args.iterations, args.snapshot_every,
                         args.eval_every, args.train_batch_size)
         run.command = shlex.join([sys.executable, "-m", "training.rllib", *(argv if argv is not None else sys.argv[1:])])

@@ -21,13 +21,12 @@ import shlex
 import sys
 from pathlib import Path
 
-from sky_envs.agents.pretrained import default_config
 from sky_envs.core.arguments import HelpFormatter, module_prog
 
 from .alphazero import ExpertIterationRun
-from .config import load_config, resumed_config
 from .learner import Learner, LearnerClass
-from .selfplay import SelfPlayRun, default_run_dir
+from .run_arguments import add_run_arguments, run_config
+from .selfplay import SelfPlayRun
 from .signals import TrainingInterrupted, interrupts_as_keyboard
 
 
@@ -39,46 +38,18 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         return recipe_main(recipe_args, prog=f"{prog or module_prog(__spec__)} --recipe")
     parser = argparse.ArgumentParser(prog=prog or module_prog(__spec__), description=__doc__,
                                      formatter_class=HelpFormatter)
-    parser.add_argument("--config", help="a YAML file in configs/ (not needed with --resume)")
-    parser.add_argument("--env", help="train with the env's default config configs/<game>.yaml (instead of --config)")
-    parser.add_argument("--run-dir", help="where the run is written (default: runs/<env>-<time>)")
-    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in this folder")
-    parser.add_argument("--recipe", metavar="ENV_ID",
-                        help="rebuild the shipped agent of ENV_ID from nothing (every stage of its recipe, then ship "
-                             "and report): python -m training.recipe ENV_ID; its options follow (--dry-run, --stages, "
-                             "--budget-scale, --address, ...)")
-    parser.add_argument("--timesteps", type=int, help="override train.timesteps")
-    parser.add_argument("--eval-games", type=int, help="override eval.games (games per pairing)")
-    parser.add_argument("--init-from", metavar="CHECKPOINT",
-                        help="override train.init_from: start the network from this checkpoint's weights")
+    add_run_arguments(parser, between=lambda parser: parser.add_argument(
+        "--recipe", metavar="ENV_ID",
+        help="rebuild the shipped agent of ENV_ID from nothing (every stage of its recipe, then ship and report): "
+             "python -m training.recipe ENV_ID; its options follow (--dry-run, --stages, --budget-scale, "
+             "--address, ...)"))
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--no-eval", action="store_true",
                         help="skip the final evaluation (e.g. to evaluate separately with training.evaluate)")
     args = parser.parse_args(argv)
 
-    overrides = {}
-    if args.timesteps is not None:
-        overrides["train.timesteps"] = args.timesteps
-    if args.eval_games is not None:
-        overrides["eval.games"] = args.eval_games
-    if args.init_from is not None:
-        if args.resume:
-            parser.error("--init-from starts a new run; a resumed run continues from its own weights")
-        overrides["train.init_from"] = args.init_from
     try:
-        if args.resume:
-            state_file = Path(args.resume) / "run_state.json"
-            if not state_file.is_file():
-                raise ValueError(f"cannot resume: {str(state_file)!r} does not exist")
-            config = resumed_config(json.loads(state_file.read_text())["config"], **overrides)
-            run_dir = Path(args.resume)
-        else:
-            if args.config and args.env:
-                raise ValueError("give --config FILE or --env ENV_ID, not both")
-            if not (args.config or args.env):
-                raise ValueError("give --config FILE or --env ENV_ID (or --resume RUN_DIR)")
-            config = load_config(args.config or default_config(args.env), **overrides)
-            run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(config["env"]["id"])
+        config, run_dir = run_config(args, stored_config)
         learner: LearnerClass = ExpertIterationRun if config["train"]["algorithm"] == "alphazero" else SelfPlayRun
         run: Learner = learner(config, run_dir, progress=not args.no_progress)
         run.command = f"{parser.prog} " + " ".join(shlex.quote(arg) for arg in (argv or sys.argv[1:]))
@@ -96,6 +67,14 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
             print(f"evaluation stopped by {stop}: evaluate {final} with {evaluate_prog(parser.prog)}", file=sys.stderr)
             return 128 + stop.signum
     return 0
+
+
+def stored_config(run_dir: Path) -> dict:
+    """The config a ``training.train`` run folder was started with."""
+    state_file = run_dir / "run_state.json"
+    if not state_file.is_file():
+        raise ValueError(f"cannot resume: {str(state_file)!r} does not exist")
+    return json.loads(state_file.read_text())["config"]
 
 
 def recipe_arguments(args: list[str]) -> list[str] | None:

@@ -30,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from sky_envs.core.batched import REFRESH, RESTART, STEP
+from sky_envs.core.batched_kernel import forget_last_end
 from sky_envs.core.numpy_random import NO_REFCOUNT_COMPILE
 from sky_envs.games.highrise_heist.rules import HEIGHT, PLACE, TRANSFER
 
@@ -491,11 +492,7 @@ def advance(mode, first, last, actions, seeds, active, *arrays):
     final_observer = arrays[37]
     for i in range(first, last):
         if mode != REFRESH:
-            if terminated[i] or truncated[i]:  # only ended slots hold rewards and a final player
-                rewards[i, :] = 0.0
-                terminated[i] = False
-                truncated[i] = False
-                final_player[i] = -1
+            forget_last_end(i, rewards, terminated, truncated, final_player)
             if not active[i]:
                 continue
         new_game = mode == RESTART

@@ -40,6 +40,7 @@ import numpy as np
 from numba import njit
 
 from sky_envs.core.batched import REFRESH, RESTART, STEP
+from sky_envs.core.batched_kernel import forget_last_end
 from sky_envs.core.numpy_random import NO_REFCOUNT_COMPILE, integers, permutation, seed_default_rng
 from sky_envs.games.sky_towers.deck import BIG_BEN, HAND_SIZE, KING, LUCKY, PERFECT, ROMANCE, SKY, TRIPLE
 from sky_envs.games.sky_towers.layout import BOTTOM, BUILD, DISMANTLE, DRAW, EXCHANGE, STOP, TAKE
@@ -671,11 +672,7 @@ def advance(mode, first, last, actions, seeds, active, *arrays):
     P = config[PLAYERS]
     for i in range(first, last):
         if mode != REFRESH:
-            if terminated[i] or truncated[i]:  # only ended slots hold rewards and a final player
-                rewards[i, :] = 0.0
-                terminated[i] = False
-                truncated[i] = False
-                final_player[i] = -1
+            forget_last_end(i, rewards, terminated, truncated, final_player)
             if not active[i]:
                 continue
         row_mask = action_mask[i]

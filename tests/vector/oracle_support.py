@@ -96,3 +96,47 @@ def assert_matches_aec(env_id: str, options: dict, num_envs: int, steps: int, se
         ended += len(expected["final_observation"])
         assert_same_positions(batch, slots, step)
     return {"games_ended": ended, "decisions": int(steps * num_envs * (0.5 if partial else 1))}
+
+
+def _generator_state(state):
+    """The state of the generator a position carries for the rest of its game (hidden draws), or None."""
+    rng = getattr(state, "rng", None)
+    return None if rng is None else rng.bit_generator.state
+
+
+def assert_states_round_trip(env_id: str, options: dict, num_envs: int, steps: int, seed: int = 0,
+                             check_every: int = 1, same_generator: bool = False) -> None:
+    """Step the compiled engine and the reference engine over states side by side with random
+    legal actions; every ``check_every`` steps, each slot's ``game_state`` must be the reference
+    engine's (position text, seat to move, mask and observation of the batch), and a state put
+    into a slot with ``set_state`` must read back unchanged. ``same_generator``: the states'
+    generators (``state.rng``, the hidden draws still to come) must agree too."""
+    compiled = vector.make(env_id, num_envs, seed=seed, **options)
+    reference = vector.make(env_id, num_envs, seed=seed, engine="python", **options)
+    assert compiled.compiled and not reference.compiled
+    batch, rng = compiled.reset(), np.random.default_rng(0)
+    reference.reset()
+    for step in range(steps):
+        actions = vector.random_actions(batch.action_mask, rng)
+        batch = compiled.step(actions)
+        reference.step(actions)
+        if step % check_every:
+            continue
+        for slot in range(num_envs):
+            ours, theirs = compiled.game_state(slot), reference.game_state(slot)
+            where = f"step {step}, slot {slot}"
+            assert ours.to_text() == theirs.to_text(), where
+            for counter in ("turns", "plies"):                       # what max_turns counts
+                assert getattr(ours, counter, None) == getattr(theirs, counter, None), f"{where}: {counter}"
+            assert ours.current_player == theirs.current_player == batch.current_player[slot], where
+            assert np.array_equal(ours.legal_mask().astype(bool), batch.action_mask[slot]), where
+            assert np.array_equal(ours.observation(ours.current_player), batch.observation[slot]), where
+            if same_generator:
+                assert _generator_state(ours) == _generator_state(theirs), where
+            compiled.engine.set_state(slot, theirs)                  # in and out again: nothing changes
+            again = compiled.game_state(slot)
+            assert again.to_text() == theirs.to_text(), where
+            if same_generator:
+                assert _generator_state(again) == _generator_state(theirs), where
+            assert np.array_equal(batch.observation[slot], theirs.observation(theirs.current_player)), where
+            assert np.array_equal(batch.action_mask[slot], theirs.legal_mask().astype(bool)), where

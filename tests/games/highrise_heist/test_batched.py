@@ -6,7 +6,6 @@ import pytest
 
 import sky_envs
 from sky_envs import vector
-from sky_envs.games.highrise_heist.batched import HighriseHeistBatch
 from tests.vector.oracle_support import assert_matches_aec
 
 HEIST, RUSH = "highrise_heist_v0", "golden_rush_v0"
@@ -79,12 +78,6 @@ def test_positions_round_trip_through_slots(env_id):
         engine.set_state(slot, state)
         assert engine.get_state(slot).to_text() == state.to_text()
         assert np.array_equal(batch.observation[slot], state.observation(state.current_player))
-
-
-@pytest.mark.parametrize("env_id", [HEIST, RUSH])
-def test_the_hook_returns_the_compiled_engine(env_id):
-    venv = vector.make(env_id, 3)
-    assert venv.compiled and isinstance(venv.engine, HighriseHeistBatch)
 
 
 def test_without_final_observations_the_games_are_the_same():

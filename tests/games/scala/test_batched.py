@@ -12,7 +12,6 @@ import pytest
 import sky_envs
 from sky_envs import vector
 from sky_envs.games.scala import ScalaGame
-from sky_envs.games.scala.batched import ScalaBatch
 from sky_envs.games.scala.kernels import moves_of
 from tests.games.scala.test_rules import pos
 from tests.vector.oracle_support import assert_matches_aec
@@ -63,13 +62,6 @@ def test_positions_are_crowded_mid_games_where_the_split_rule_bites():
         states = [game.state_from_text(text) for text in mid_game_positions(rule, 6)]
         assert sum(map(_split_bites, states)) >= 3
         assert max(sum(s.score_vector()) for s in states) >= 26
-
-
-@pytest.mark.parametrize("rule", RULES)
-def test_the_hook_returns_the_compiled_engine(rule):
-    assert isinstance(ScalaGame(split_rule=rule).batched_games(3), ScalaBatch)
-    assert isinstance(ScalaGame(split_rule=rule, max_turns=5).batched_games(2, keep_final_observation=False), ScalaBatch)
-    assert vector.make("scala_v0", 2, split_rule=rule).compiled
 
 
 @pytest.mark.parametrize("rule", RULES)

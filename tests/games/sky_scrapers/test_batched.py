@@ -7,8 +7,7 @@ import pytest
 import sky_envs
 from sky_envs import vector
 from sky_envs.games.sky_scrapers import SkyScrapersGame
-from sky_envs.games.sky_scrapers.batched import SkyScrapersBatch
-from tests.vector.oracle_support import assert_matches_aec
+from tests.vector.oracle_support import assert_matches_aec, assert_states_round_trip
 
 ENV = "sky_scrapers_v0"
 HOLED_MASK = "..#../...../.#.../...../..#.."      # holes; connected along orthogonal lines
@@ -80,32 +79,7 @@ def test_slots_started_from_mid_game_positions(options):
                                      CASES["strategic 4x4, 4 players, random first"],
                                      CASES["8x8 four players standard"]])
 def test_game_states_round_trip_and_agree_with_the_reference_engine(options):
-    compiled = vector.make(ENV, 5, seed=21, **options)
-    reference = vector.make(ENV, 5, seed=21, engine="python", **options)
-    assert compiled.compiled and not reference.compiled
-    batch, rng = compiled.reset(), np.random.default_rng(0)
-    reference.reset()
-    for _ in range(40):
-        actions = vector.random_actions(batch.action_mask, rng)
-        batch = compiled.step(actions)
-        reference.step(actions)
-        for slot in range(5):
-            ours, theirs = compiled.game_state(slot), reference.game_state(slot)
-            assert ours.to_text() == theirs.to_text() and ours.turns == theirs.turns
-            assert ours.current_player == theirs.current_player == batch.current_player[slot]
-            assert np.array_equal(ours.legal_mask(), batch.action_mask[slot])
-            engine = compiled.engine
-            engine.set_state(slot, theirs)                  # in and out again: nothing changes
-            assert engine.get_state(slot).to_text() == theirs.to_text()
-            assert np.array_equal(batch.observation[slot], theirs.observation(theirs.current_player))
-
-
-def test_the_hook_returns_the_compiled_engine():
-    game = SkyScrapersGame()
-    assert isinstance(game.batched_games(3), SkyScrapersBatch)
-    assert isinstance(game.batched_games(3, keep_final_observation=False), SkyScrapersBatch)
-    assert vector.make(ENV, 2).compiled
-    assert vector.make(ENV, 2, keep_final_observation=False).reset().final_observation is None
+    assert_states_round_trip(ENV, options, num_envs=5, steps=40, seed=21)
 
 
 def test_a_game_over_before_its_first_move_is_refused_like_the_reference_engine():

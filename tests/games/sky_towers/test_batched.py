@@ -14,10 +14,9 @@ import pytest
 import sky_envs
 from sky_envs import vector
 from sky_envs.games.sky_towers import SkyTowersGame
-from sky_envs.games.sky_towers.batched import SkyTowersBatch
 from sky_envs.games.sky_towers.rules import MAIN, OVER
 from tests.games.sky_towers.sky_towers_support import load, position
-from tests.vector.oracle_support import assert_matches_aec
+from tests.vector.oracle_support import assert_matches_aec, assert_states_round_trip
 
 ENV = "sky_towers_v0"
 
@@ -99,39 +98,7 @@ def test_slots_started_from_mid_game_positions(key):
 
 @pytest.mark.parametrize("key", ["default", "4 players, random first", "mixed deck and bonuses, 2 row slots, 4 players"])
 def test_game_states_round_trip_and_agree_with_the_reference_engine(key):
-    options = CASES[key]
-    compiled = vector.make(ENV, 4, seed=21, **options)
-    reference = vector.make(ENV, 4, seed=21, engine="python", **options)
-    assert compiled.compiled and not reference.compiled
-    batch, rng = compiled.reset(), np.random.default_rng(0)
-    reference.reset()
-    for step in range(240):
-        actions = vector.random_actions(batch.action_mask, rng)
-        batch = compiled.step(actions)
-        reference.step(actions)
-        if step % 6:
-            continue
-        for slot in range(4):
-            ours, theirs = compiled.game_state(slot), reference.game_state(slot)
-            assert ours.to_text() == theirs.to_text()
-            assert ours.rng.bit_generator.state == theirs.rng.bit_generator.state
-            assert ours.current_player == theirs.current_player == batch.current_player[slot]
-            assert np.array_equal(ours.legal_mask().astype(bool), batch.action_mask[slot])
-            assert np.array_equal(ours.observation(ours.current_player), batch.observation[slot])
-            engine = compiled.engine
-            engine.set_state(slot, theirs)                  # in and out again: nothing changes
-            again = engine.get_state(slot)
-            assert again.to_text() == theirs.to_text()
-            assert again.rng.bit_generator.state == theirs.rng.bit_generator.state
-            assert np.array_equal(batch.observation[slot], theirs.observation(theirs.current_player))
-
-
-def test_the_hook_returns_the_compiled_engine():
-    game = SkyTowersGame()
-    assert isinstance(game.batched_games(3), SkyTowersBatch)
-    assert isinstance(game.batched_games(3, keep_final_observation=False), SkyTowersBatch)
-    assert vector.make(ENV, 2).compiled
-    assert vector.make(ENV, 2, keep_final_observation=False).reset().final_observation is None
+    assert_states_round_trip(ENV, CASES[key], num_envs=4, steps=240, seed=21, check_every=6, same_generator=True)
 
 
 def test_without_final_observations_the_games_are_the_same():

@@ -13,7 +13,7 @@ import pytest
 import sky_envs
 from sky_envs import vector
 from sky_envs.games.skybridge.batched import MAX_STATE_BYTES, SkybridgeBatch, state_bytes
-from tests.vector.oracle_support import assert_matches_aec
+from tests.vector.oracle_support import assert_matches_aec, assert_states_round_trip
 
 ENV = "skybridge_v0"
 
@@ -79,21 +79,7 @@ def test_slots_started_from_mid_game_positions_match_the_aec_env(options):
 
 @pytest.mark.parametrize("options", [{"players": 2}, {"variant": "classic", "players": 4}], ids=_ids)
 def test_game_states_round_trip_and_follow_the_reference_engine(options):
-    compiled = vector.make(ENV, 5, seed=9, **options)
-    reference = vector.make(ENV, 5, seed=9, engine="python", **options)
-    batch, _ = compiled.reset(), reference.reset()
-    rng = np.random.default_rng(0)
-    for step in range(60):
-        actions = vector.random_actions(batch.action_mask, rng)
-        batch, _ = compiled.step(actions), reference.step(actions)
-        for slot in range(5):
-            state = compiled.game_state(slot)
-            assert state.to_text() == reference.game_state(slot).to_text(), f"step {step}, slot {slot}"
-            if step % 20 == 0:   # into another slot and back out, unchanged
-                compiled.engine.set_state((slot + 1) % 5, state)
-                assert compiled.game_state((slot + 1) % 5).to_text() == state.to_text()
-                compiled.engine.set_state((slot + 1) % 5, reference.game_state((slot + 1) % 5))
-    assert compiled.compiled and not reference.compiled
+    assert_states_round_trip(ENV, options, num_envs=5, steps=60, seed=9, same_generator=True)
 
 
 def test_game_state_gives_the_generator_the_game_was_started_with():
@@ -131,12 +117,6 @@ def test_without_final_observations_the_game_still_plays_the_same():
             assert np.array_equal(getattr(a, name), getattr(b, name)), name
         ended += int(a.terminated.sum())
     assert ended > 0
-
-
-def test_the_default_options_get_the_compiled_engine():
-    game = sky_envs.make_game(ENV)
-    assert isinstance(game.batched_games(3), SkybridgeBatch)
-    assert vector.make(ENV, 2).compiled
 
 
 def test_configurations_too_big_for_arrays_are_left_to_the_reference_engine():

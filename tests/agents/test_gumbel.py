@@ -13,7 +13,8 @@ from sky_envs.agents.checkpoint import policy_metadata, read_checkpoint
 from sky_envs.agents.gumbel import completed_q, halving_schedule, improved_policy
 from sky_envs.agents.search import PUCTSearch, search_setting_error
 from tests import REPO_ROOT
-from tests.agents.test_search import OPTIONS, SPEC, _minimax, evaluator_for, random_positions
+from tests.agents.brute_force import brute_force, exact_value, exact_values
+from tests.agents.test_search import OPTIONS, SPEC, evaluator_for, random_positions
 
 
 def uniform_evaluator(values=None):
@@ -106,34 +107,6 @@ def test_completed_q_prefers_proven_values():
     assert improved_policy(np.zeros(2), q, np.array([2.0, 1.0]), 1.0)[0] > 0.99
 
 
-def exact_values(state, limit=800):
-    """Every position of ``state``'s game tree (at most ``limit``) by its observation: the
-    exact value for the seat to move (two seats, zero sum), or None where the tree is larger."""
-    table = {}
-
-    def solve(s):
-        if len(table) > limit:
-            raise OverflowError
-        if s.current_player < 0:
-            return s.returns()
-        best = None
-        for action in s.legal_actions().tolist():
-            child = s.clone()
-            child.apply(action)
-            returns = solve(child)
-            if best is None or returns[s.current_player] > best[s.current_player]:
-                best = returns
-        key = s.observation(s.current_player).tobytes()
-        assert table.setdefault(key, best[s.current_player]) == best[s.current_player]
-        return best
-
-    try:
-        solve(state)
-    except OverflowError:
-        return None
-    return table
-
-
 def test_with_a_uniform_prior_and_exact_values_the_root_picks_a_best_move():
     """Sky Scrapers 4x4 endgames valued exactly by brute force: the Gumbel search of a
     uniform prior guided by those values plays a move that keeps the exact result, at 16
@@ -202,13 +175,13 @@ def test_four_seats_and_the_solver_with_the_gumbel_root():
     for seed in range(40):
         state = game.new_initial_state(np.random.default_rng(seed))
         while state.current_player >= 0 and checked < 6:
-            exact = _minimax(state, [400])
+            exact = exact_value(state, state.current_player, 400)
             if exact is not None and state.legal_actions().size > 1:
                 result, = PUCTSearch(evaluator, 400, root="gumbel", solver=True).run([state])
                 child = state.clone()
                 child.apply(result.action)
-                assert result.value == exact[state.current_player]
-                assert _minimax(child, [400])[state.current_player] == exact[state.current_player]
+                assert result.value == exact
+                assert brute_force(child, state.current_player) == exact
                 checked += 1
                 break
             state.apply(int(rng.choice(state.legal_actions())))

@@ -10,6 +10,7 @@ from sky_envs.agents.checkpoint import policy_metadata
 from sky_envs.agents.network import build_policy
 from sky_envs.agents.policy import NetworkEvaluator
 from sky_envs.agents.search import PUCTSearch
+from tests.agents.brute_force import brute_force, exact_value
 
 OPTIONS = {"board": "square", "rows": 4, "cols": 4, "positioning": "random"}
 SPEC = {"kind": "resnet", "channels": 8, "blocks": 1, "head_channels": 2, "head_hidden": [8]}
@@ -166,26 +167,6 @@ def test_search_agent_from_a_checkpoint_spec(tmp_path):
         SearchAgent(evaluator.policy, simulations=0)
 
 
-def _minimax(state, budget):
-    """Every seat's returns under best play (each chooser maximising its own), or None where
-    the game tree has more than ``budget[0]`` positions."""
-    budget[0] -= 1
-    if budget[0] < 0:
-        return None
-    if state.current_player < 0:
-        return state.returns()
-    best = None
-    for action in state.legal_actions().tolist():
-        child = state.clone()
-        child.apply(action)
-        returns = _minimax(child, budget)
-        if returns is None:
-            return None
-        if best is None or returns[state.current_player] > best[state.current_player]:
-            best = returns
-    return best
-
-
 def test_the_solver_proves_endgames_as_exhaustive_minimax_values_them():
     """Sky Scrapers endgames small enough to solve by brute force: with the solver the
     search of an untrained network proves each root, reports its exact value, and puts its
@@ -196,17 +177,17 @@ def test_the_solver_proves_endgames_as_exhaustive_minimax_values_them():
     for seed in range(60):
         state = game.new_initial_state(np.random.default_rng(seed))
         while state.current_player >= 0 and checked < 12:
-            exact = _minimax(state, [400])
+            mover = state.current_player
+            exact = exact_value(state, mover, 400)
             if exact is not None and state.legal_actions().size > 1:
-                mover = state.current_player
                 optimal = set()
                 for action in state.legal_actions().tolist():
                     child = state.clone()
                     child.apply(action)
-                    if _minimax(child, [400])[mover] == exact[mover]:
+                    if brute_force(child, mover) == exact:
                         optimal.add(action)
                 (actions, visits, value), = PUCTSearch(evaluator, 400, solver=True).run([state])
-                assert value == exact[mover]
+                assert value == exact
                 assert set(actions[visits > 0].tolist()) <= optimal and visits.sum() > 0
                 checked += 1
                 narrow += len(optimal) < actions.size
@@ -225,7 +206,7 @@ def test_a_solved_root_ends_its_search_early():
 
     state = game.new_initial_state(np.random.default_rng(0))
     rng = np.random.default_rng(1)
-    while _minimax(state, [50]) is None:
+    while exact_value(state, state.current_player, 50) is None:
         state.apply(int(rng.choice(state.legal_actions())))
     PUCTSearch(counting, 1000, solver=True).run([state])
     assert sum(calls) < 100

@@ -3,8 +3,6 @@ perfect-information game, the same with and without its table, with and without 
 a spent budget reports "unsolved"; hidden information and more than two seats are refused;
 the transposition keys are exact; Sky Scrapers' compiled solver agrees with it."""
 
-import math
-
 import numpy as np
 import pytest
 
@@ -12,55 +10,13 @@ import sky_envs
 from sky_envs.agents import make_agent
 from sky_envs.agents.solver import Solver, SolverAgent, solver_refusal
 from sky_envs.games.sky_scrapers.solver_kernels import CompiledSolver
+from tests.agents.brute_force import brute_force_moves, tree_size
 from tests.tiny_game import NimGame
 
 SKY_SCRAPERS_SMALL = [dict(board="square", rows=3, cols=3, positioning="random"),
                       dict(board="square", rows=4, cols=4, positioning="random"),
                       dict(board="square", rows=4, cols=4, lines="orthogonal")]
 SKYBRIDGE = dict(players=2, variant="seed")
-
-
-def brute_force(state, seat, plies=math.inf, root=None, optimistic=False):
-    """Plain negamax over every line, no table, no cuts: ``state``'s value for ``seat``.
-    With a horizon ``plies`` deep, a position there counts as the worst outcome for ``root``
-    (the best if ``optimistic``), as the solver's bounds do."""
-    if state.current_player < 0:
-        return float(state.returns()[seat]) if state.is_terminal() else 0.0
-    if plies <= 0:
-        worst = 1.0 if optimistic else -1.0
-        return worst if seat == root else -worst
-    mover = state.current_player
-    best = -math.inf
-    for action in state.legal_actions().tolist():
-        child = state.clone()
-        child.apply_unchecked(action)
-        best = max(best, brute_force(child, mover, plies - 1, root, optimistic))
-    return best if mover == seat else -best
-
-
-def brute_force_moves(state, plies=math.inf):
-    """Per legal action its (lower, upper) value bounds for the seat to move, exact without a horizon."""
-    seat, out = state.current_player, {}
-    for action in state.legal_actions().tolist():
-        child = state.clone()
-        child.apply_unchecked(action)
-        bounds = [brute_force(child, seat, plies - 1, seat, optimistic) for optimistic in (False, True)]
-        out[action] = tuple(bounds)
-    return out
-
-
-def tree_size(state, cap):
-    """The positions of ``state``'s whole game tree, counted up to ``cap`` (then ``cap``)."""
-    count, stack = 0, [state]
-    while stack and count < cap:
-        node = stack.pop()
-        count += 1
-        for action in node.legal_actions().tolist():
-            child = node.clone()
-            child.apply_unchecked(action)
-            if child.current_player >= 0:
-                stack.append(child)
-    return count
 
 
 def late_positions(game, count, left, seed, max_tree=None):

@@ -22,6 +22,10 @@ of channels 3 and 4, which swap with the seat.
 
 Scala's set-up draws nothing: every game starts from one template built once from
 ``game.new_initial_state``; a restart copies it.
+
+A Scala step costs several times another game's, so batches of ``PARALLEL_FROM`` games or
+more are stepped in runs of neighbouring slots, one per thread
+(``core.batched_kernel.step_slot_runs``); the kernel releases the GIL.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import numpy as np
 from numba import njit
 
 from sky_envs.core.batched import BatchedGames
+from sky_envs.core.batched_kernel import slot_runs, step_slot_runs
 from sky_envs.games.scala.board import NUM_CELLS, TARGET_GOAL
 from sky_envs.games.scala.kernels import (
     ADJ_HALVES,
@@ -49,6 +54,8 @@ from sky_envs.games.scala.rules import MOVER_LOSES
 from sky_envs.games.scala.state import ScalaState
 
 TARGETS = np.array(TARGET_GOAL, dtype=np.int64)
+#: the smallest batch stepped on several threads (on 2 cores, 128 games gained nothing: see the vector guide)
+PARALLEL_FROM = 256
 #: the flat observation entries of channels 3 and 4 (target / defended goal) on the two goal
 #: cells: the only entries besides the stone channels that differ between the seats
 GOAL_SLOTS = np.array([OWN_SLOT[goal] + channel for goal in TARGET_GOAL for channel in (2, 3)], dtype=np.int64)
@@ -181,46 +188,66 @@ def _restart(slot, stones, current_player, plies, connected, last_action, observ
 
 
 @njit(cache=True)
-def _step(actions, active, stones, current_player, plies, connected, last_action,
+def _step_slot(i, actions, stones, current_player, plies, connected, last_action,
+               observation, mask, rewards, terminated, truncated, final_observation, keep_final, final_player,
+               final_observer, bases, mover_loses, max_turns, start_stones, start_seat, start_connected, start_actions,
+               start_observation, scratch, groups):
+    """Slot ``i`` plays its action; an ended game is recorded and replaced by the template game."""
+    rewards[i, :] = 0.0
+    terminated[i] = False
+    truncated[i] = False
+    final_player[i] = -1
+    colour = np.int64(current_player[i])
+    held_lo, held_hi = stones[i, 0] | stones[i, 2], stones[i, 1] | stones[i, 3]
+    plies[i] += 1
+    winner, over = _play(stones[i], colour, actions[i], connected[i], plies[i], mover_loses, max_turns,
+                         mask[i], scratch, groups)
+    connected[i] = True
+    last_action[i] = actions[i]
+    if over == 0:
+        current_player[i] = 1 - colour
+        _observe_stones(observation[i], bases, 1 - colour, stones[i], held_lo, held_hi, False)
+        return
+    if over == 1:
+        terminated[i] = True
+        rewards[i, :] = -1.0
+        rewards[i, winner] = 1.0
+    else:
+        truncated[i] = True
+    final_player[i] = colour
+    if keep_final:
+        seen_by = colour if final_observer[i] < 0 else np.int64(final_observer[i])
+        _observe_stones(final_observation[i], bases, seen_by, stones[i], 0, 0, True)
+    _restart(i, stones, current_player, plies, connected, last_action, observation, mask,
+             start_stones, start_seat, start_connected, start_actions, start_observation)
+
+
+@njit(cache=True, nogil=True)
+def _step(first, stop, actions, active, stones, current_player, plies, connected, last_action,
           observation, mask, rewards, terminated, truncated, final_observation, keep_final, final_player,
           final_observer, bases, mover_loses, max_turns, start_stones, start_seat, start_connected, start_actions,
-          start_observation, scratch, groups):
-    """``ScalaBatch.step`` in one call: every active slot plays its action, ended games are
-    recorded and replaced by the template game."""
-    rewards[:] = 0.0
-    terminated[:] = False
-    truncated[:] = False
-    final_player[:] = -1
-    for i in range(actions.shape[0]):
+          start_observation):
+    """``ScalaBatch.step`` over the slots ``first..stop - 1`` (one run of
+    ``core.batched_kernel.step_slot_runs``), with its own move list and list of groups: every
+    active slot plays its action; a slot that does not move reads zero rewards and no end."""
+    scratch = np.empty(NUM_CELLS * NUM_CELLS, dtype=np.int64)     # a move list
+    groups = np.empty(2 * NUM_CELLS, dtype=np.int64)              # a list of groups
+    for i in range(first, stop):
         if not active[i]:
+            rewards[i, :] = 0.0
+            terminated[i] = False
+            truncated[i] = False
+            final_player[i] = -1
             continue
-        colour = np.int64(current_player[i])
-        held_lo, held_hi = stones[i, 0] | stones[i, 2], stones[i, 1] | stones[i, 3]
-        plies[i] += 1
-        winner, over = _play(stones[i], colour, actions[i], connected[i], plies[i], mover_loses, max_turns,
-                             mask[i], scratch, groups)
-        connected[i] = True
-        last_action[i] = actions[i]
-        if over == 0:
-            current_player[i] = 1 - colour
-            _observe_stones(observation[i], bases, 1 - colour, stones[i], held_lo, held_hi, False)
-            continue
-        if over == 1:
-            terminated[i] = True
-            rewards[i, :] = -1.0
-            rewards[i, winner] = 1.0
-        else:
-            truncated[i] = True
-        final_player[i] = colour
-        if keep_final:
-            seen_by = colour if final_observer[i] < 0 else np.int64(final_observer[i])
-            _observe_stones(final_observation[i], bases, seen_by, stones[i], 0, 0, True)
-        _restart(i, stones, current_player, plies, connected, last_action, observation, mask,
-                 start_stones, start_seat, start_connected, start_actions, start_observation)
+        _step_slot(i, actions, stones, current_player, plies, connected, last_action,
+                   observation, mask, rewards, terminated, truncated, final_observation, keep_final,
+                   final_player, final_observer, bases, mover_loses, max_turns, start_stones, start_seat,
+                   start_connected, start_actions, start_observation, scratch, groups)
 
 
 class ScalaBatch(BatchedGames):
-    """``num_envs`` Scala games over arrays, stepped by one compiled call (module docstring)."""
+    """``num_envs`` Scala games over arrays, stepped by one compiled call per run of slots
+    (one run per thread from ``PARALLEL_FROM`` games; module docstring)."""
 
     def __init__(self, game, num_envs: int, keep_final_observation: bool = True):
         super().__init__(game, num_envs, keep_final_observation)
@@ -240,8 +267,7 @@ class ScalaBatch(BatchedGames):
         self._start_connected = start.connected
         self._start_actions = np.array(start.legal_actions(), dtype=np.int64)
         self._start_observation = start.observation(start.current_player).reshape(-1)
-        self._scratch = np.empty(NUM_CELLS * NUM_CELLS, dtype=np.int64)     # a move list
-        self._groups = np.empty(2 * NUM_CELLS, dtype=np.int64)              # a list of groups
+        self._runs = slot_runs(num_envs, PARALLEL_FROM)     # runs of slots stepped side by side
 
     def reset(self, seeds: np.ndarray) -> None:
         self.rewards[:] = 0.0
@@ -258,11 +284,12 @@ class ScalaBatch(BatchedGames):
         self._observation[:] = self._start_observation
 
     def step(self, actions: np.ndarray, next_seeds: np.ndarray, active: np.ndarray) -> None:
-        _step(actions, active, self.stones, self.current_player, self.plies, self.connected, self.last_action,
-              self._observation, self.action_mask, self.rewards, self.terminated, self.truncated,
-              self._final_observation, self.final_observation is not None, self.final_player, self.final_observer,
-              self._bases, self._mover_loses, self.game.max_turns, self._start_stones, self._start_seat,
-              self._start_connected, self._start_actions, self._start_observation, self._scratch, self._groups)
+        step_slot_runs(_step, self.num_envs, self._runs, actions, active, self.stones, self.current_player,
+                       self.plies, self.connected, self.last_action, self._observation, self.action_mask, self.rewards,
+                       self.terminated, self.truncated, self._final_observation, self.final_observation is not None,
+                       self.final_player, self.final_observer, self._bases, self._mover_loses, self.game.max_turns,
+                       self._start_stones, self._start_seat, self._start_connected, self._start_actions,
+                       self._start_observation)
 
     def set_state(self, slot: int, state: ScalaState) -> None:
         if state.game.env_id != self.game.env_id:

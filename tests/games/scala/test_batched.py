@@ -12,6 +12,8 @@ import pytest
 import sky_envs
 from sky_envs import vector
 from sky_envs.games.scala import ScalaGame
+from sky_envs.core.batched_kernel import SLOT_THREADS
+from sky_envs.games.scala.batched import PARALLEL_FROM
 from sky_envs.games.scala.kernels import moves_of
 from tests.games.scala.test_rules import pos
 from tests.vector.oracle_support import assert_matches_aec
@@ -68,6 +70,16 @@ def test_positions_are_crowded_mid_games_where_the_split_rule_bites():
 def test_random_play_matches_the_aec_env(rule):
     counts = assert_matches_aec("scala_v0", {"split_rule": rule}, num_envs=8, steps=300, seed=1, expect_compiled=True)
     assert counts["games_ended"] > 0
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_batches_stepped_on_several_threads_match_the_aec_env(rule):
+    """From ``PARALLEL_FROM`` slots on, runs of slots are stepped on several threads."""
+    num_envs = PARALLEL_FROM + 3
+    assert vector.make("scala_v0", num_envs, split_rule=rule).engine._runs == min(SLOT_THREADS, num_envs)
+    counts = assert_matches_aec("scala_v0", {"split_rule": rule, "max_turns": 8}, num_envs=num_envs, steps=40,
+                                seed=3, expect_compiled=True, partial=True)
+    assert counts["games_ended"] > num_envs
 
 
 @pytest.mark.parametrize("rule", RULES)

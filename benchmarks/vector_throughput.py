@@ -24,7 +24,9 @@ within each round, for ``--rounds`` rounds; the table gives the median rate over
 and the median of each round's ratio to the anchors (pgx at the same ``num_envs``), so
 that anchors and envs meet the same machine. Wall time is the figure of record (compiled
 engines and JAX may use several threads); CPU time (this process, all threads) is in the
-JSON beside it. ``B/game`` is the memory one game of a VectorEnv holds (``tracemalloc``
+JSON beside it, and for ``sky_envs.vector`` where each decision's wall time goes: drawing
+the actions (``draw_us_per_decision``) and the step (``step_us_per_decision``), over all
+rounds. ``B/game`` is the memory one game of a VectorEnv holds (``tracemalloc``
 over ``vector.make`` and ``reset`` of the largest ``num_envs``, divided by it).
 
 Timings are reported here, never asserted in tests.
@@ -88,17 +90,32 @@ class VectorPlay(Player):
         self.venv = vector.make(env_id, num_envs, seed=seed, engine=engine)
         self.batch = self.venv.reset()
         self.rng = np.random.default_rng(seed)
+        self.draw_seconds = self.step_seconds = 0.0   # wall time in the draws and in the steps
+        self.decisions = 0
         self.play_until(0.0)   # one step: compiled kernels are compiled now
+        self.draw_seconds = self.step_seconds = 0.0   # ... of the measured rounds only
+        self.decisions = 0
 
     def play_until(self, deadline: float) -> int:
         venv, rng, batch = self.venv, self.rng, self.batch
         steps = 0
+        draw = step = 0.0
+        now = time.perf_counter()
         while True:
-            batch = venv.step(vector.random_actions(batch.action_mask, rng))
+            actions = vector.random_actions(batch.action_mask, rng)
+            drawn = time.perf_counter()
+            batch = venv.step(actions)
+            stepped = time.perf_counter()
+            draw += drawn - now
+            step += stepped - drawn
+            now = stepped
             steps += 1
-            if time.perf_counter() >= deadline:
+            if now >= deadline:
                 break
         self.batch = batch
+        self.draw_seconds += draw
+        self.step_seconds += step
+        self.decisions += steps * venv.num_envs
         return steps * venv.num_envs
 
 
@@ -225,6 +242,9 @@ def summary(player: Player, anchors: dict[str, Player]) -> dict:
         ratios = [ours / theirs for ours, theirs in zip(player.rates("wall"), anchor.rates("wall"))]
         row[f"x_{name}"] = statistics.median(ratios)
         row[f"x_{name}_rounds"] = ratios
+    if isinstance(player, VectorPlay):   # where a decision's time goes: the draw, the step
+        row["draw_us_per_decision"] = 1e6 * player.draw_seconds / player.decisions
+        row["step_us_per_decision"] = 1e6 * player.step_seconds / player.decisions
     return row
 
 

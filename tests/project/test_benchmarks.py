@@ -55,4 +55,5 @@ def test_vector_throughput_reports_every_env_engine_and_anchor(tmp_path, capsys)
                 cell = row[engine][num_envs]
                 assert cell["decisions_per_s"] > 0 and cell["x_connect_four_v3"] > 0
                 assert len(cell["x_connect_four_v3_rounds"]) == 2
+                assert cell["draw_us_per_decision"] > 0 and cell["step_us_per_decision"] > 0   # where the time went
     assert "skybridge_v0" in capsys.readouterr().out

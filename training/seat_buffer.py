@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
+from stable_baselines3.common.buffers import RolloutBuffer
 
 _UNKNOWN, _VALUE, _TERMINAL = 0, 1, 2
 
@@ -38,7 +39,11 @@ class PerSeatRolloutBuffer(MaskableRolloutBuffer):
         self.reset()
 
     def reset(self) -> None:
-        super().reset()
+        # MaskableRolloutBuffer.reset with the masks kept as bool, not float32: a rollout of
+        # Scala's 7,744-entry masks is 32 MB instead of 127 MB, written afresh every rollout
+        self.mask_dims = int(self.action_space.n)
+        self.action_masks = np.ones((self.buffer_size, self.n_envs, self.mask_dims), dtype=bool)
+        RolloutBuffer.reset(self)
         players = self.collector.num_players if self.collector is not None else 1
         self.movers = np.zeros((self.buffer_size, self.n_envs), dtype=np.int64)
         self.outcomes = np.full((self.buffer_size, self.n_envs, players), np.nan)

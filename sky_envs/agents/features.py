@@ -16,6 +16,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, FlattenExtractor
 from torch import nn
 
+from sky_envs.agents.legal_actions import LegalActionsPolicy
 from sky_envs.core.state import StackMoves
 
 #: the seats an any_board network reads: a game with fewer seats fills the first of its seat planes
@@ -94,10 +95,18 @@ class CellPairsHead(nn.Module):
         pairs = torch.einsum("bdf,bdt->bft", u, v).flatten(1)
         return pairs / math.sqrt(self.half) + self.bias
 
+    def pair_scores(self, features: torch.Tensor, rows: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+        """:meth:`forward`'s logit of move ``actions[k]`` in row ``rows[k]``, for those pairs only."""
+        planes = features.view(len(features), self.planes, self.board_cells)[:, :, self.cells]
+        starts, ends = actions // len(self.cells), actions % len(self.cells)
+        u, v = planes[rows, :self.half, starts], planes[rows, self.half:, ends]     # (pairs, half) each
+        return (u * v).sum(dim=1) / math.sqrt(self.half) + self.bias[actions]
 
-class CellPairsPolicy(MaskableActorCriticPolicy):
+
+class CellPairsPolicy(LegalActionsPolicy):
     """sb3-contrib's masked actor-critic with :class:`CellPairsHead` as its action net (the
-    policy side has no hidden layers: the head reads the trunk's planes directly)."""
+    policy side has no hidden layers: the head reads the trunk's planes directly); PPO's
+    distribution covers the legal moves only (:class:`~sky_envs.agents.legal_actions.LegalActionsPolicy`)."""
 
     def __init__(self, *args, action_cells=(), **kwargs):
         self.action_cells = tuple(int(cell) for cell in action_cells)
@@ -113,6 +122,9 @@ class CellPairsPolicy(MaskableActorCriticPolicy):
 
     def _get_constructor_parameters(self) -> dict:
         return {**super()._get_constructor_parameters(), "action_cells": self.action_cells}
+
+    def action_scores(self, latent_pi: torch.Tensor, rows: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+        return self.action_net.pair_scores(latent_pi, rows, actions)
 
 
 class StackMovesTrunk(BaseFeaturesExtractor):

@@ -235,10 +235,12 @@ def _board_shape(observation_shape) -> tuple[int, int, int]:
 
 
 def policy_class(spec: dict) -> type:
-    """The sb3-contrib policy class of a network spec: ``MaskableActorCriticPolicy``, or its
-    subclass :class:`~sky_envs.agents.features.CellPairsPolicy` for a pairs policy head,
+    """The sb3-contrib policy class of a network spec, a subclass of ``MaskableActorCriticPolicy``:
+    :class:`~sky_envs.agents.features.CellPairsPolicy` for a pairs policy head,
     :class:`~sky_envs.agents.features.StackMovesPolicy` for a moves head,
-    :class:`~sky_envs.agents.features.AnyBoardPolicy` for one with ``any_board``."""
+    :class:`~sky_envs.agents.features.AnyBoardPolicy` for one with ``any_board``, else (a
+    dense head) :class:`~sky_envs.agents.legal_actions.LegalActionsPolicy`, whose PPO
+    distribution in wide action spaces covers only the legal actions."""
     if pairs_head(spec):
         from sky_envs.agents.features import CellPairsPolicy
 
@@ -251,9 +253,9 @@ def policy_class(spec: dict) -> type:
         from sky_envs.agents.features import StackMovesPolicy
 
         return StackMovesPolicy
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from sky_envs.agents.legal_actions import LegalActionsPolicy
 
-    return MaskableActorCriticPolicy
+    return LegalActionsPolicy
 
 
 def policy_kwargs(spec: dict, observation_shape, num_actions: int, action_cells=None, stack_moves=None) -> dict:

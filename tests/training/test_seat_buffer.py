@@ -101,6 +101,15 @@ def test_with_one_learner_seat_per_game_the_advantages_are_sb3s():
     assert per_seat.episode_starts[1:].sum() >= 5  # games ended inside the rollout
     np.testing.assert_allclose(per_seat.advantages, plain.advantages, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(per_seat.returns, plain.returns, rtol=1e-5, atol=1e-6)
+    # the masks, kept as bool (a quarter of SB3's float32), come out of the minibatches as SB3's
+    assert per_seat.action_masks.dtype == bool and plain.action_masks.dtype == np.float32
+    np.random.seed(7)
+    ours = next(per_seat.get(batch_size=32))
+    np.random.seed(7)
+    theirs = next(plain.get(batch_size=32))
+    assert ours.action_masks.dtype == torch.bool and ours.action_masks.any(dim=1).all()
+    assert torch.equal(ours.action_masks, theirs.action_masks.bool())
+    assert torch.equal(ours.actions, theirs.actions)
 
 
 def test_a_self_play_slot_offers_every_decision_of_its_game_from_the_movers_side():

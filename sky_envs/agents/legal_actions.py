@@ -1,0 +1,131 @@
+"""PPO's action distribution over each position's legal actions only, for wide action spaces.
+
+sb3-contrib's ``MaskableActorCriticPolicy`` scores every action of the space, then masks
+the illegal ones (``MaskableCategorical``): each forward pass of PPO, sampling, log-probability
+and entropy work on ``num_actions`` logits per position. In Scala that is 7,744 logits, of
+which about 60 are legal, and those full-width tensors (the dense head's matrix product and
+its gradient, the normalisation, the sampling) took most of a self-play run's time.
+
+:class:`LegalActionsPolicy` is the same network with the same weights (its ``action_net`` is
+SB3's ``nn.Linear``; checkpoints load either way), and the same distribution: where PPO
+passes action masks and the space has at least :data:`SPARSE_FROM` actions, it scores only
+the legal actions (a row of ``action_net``'s weight per legal action), and
+:class:`LegalCategorical` samples, scores and measures entropy over those, padded to the
+widest row of the batch. Masked out, an action has probability 0 either way, so the values
+agree with ``MaskableCategorical``'s up to rounding (``tests/agents/test_legal_actions.py``
+checks log-probabilities, entropies, greedy actions and gradients). Narrower spaces, and
+calls without masks, are SB3's own code.
+
+The agents, search and expert iteration do not go through here: they read the whole logits
+row (:func:`sky_envs.agents.network.forward`) and mask it themselves.
+"""
+
+from __future__ import annotations
+
+import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from torch.distributions import Categorical
+
+#: the narrowest action space whose PPO distribution is built over the legal actions only
+#: (narrower ones gain nothing: every game but Scala has at most a few hundred actions)
+SPARSE_FROM = 1024
+#: the logit of a padding entry (sb3-contrib's masked logit): probability 0 after normalising
+PADDING_LOGIT = -1e8
+
+
+class LegalCategorical:
+    """A categorical distribution over each row's legal actions: ``logits`` ``(B, W)``, row
+    ``i``'s first ``counts[i]`` entries scoring the actions ``legal[i, :counts[i]]``
+    (ascending), the rest padding. Offers what SB3's PPO asks of a distribution, with
+    actions numbered as in the whole action space."""
+
+    def __init__(self, logits: torch.Tensor, legal: torch.Tensor, valid: torch.Tensor):
+        self.distribution = Categorical(logits=logits)
+        self.legal, self.valid = legal, valid
+
+    def _entries(self, actions: torch.Tensor) -> torch.Tensor:
+        """Each row's entry holding ``actions[i]``; ``ValueError`` where it is not legal."""
+        hits = (self.legal == actions.reshape(-1, 1).long()) & self.valid
+        found = hits.any(dim=1)
+        if not bool(found.all()):
+            row = int(torch.argmin(found.int()))
+            raise ValueError(f"row {row}: action {int(actions.reshape(-1)[row])} is not among its legal actions")
+        return hits.int().argmax(dim=1)
+
+    def log_prob(self, actions: torch.Tensor) -> torch.Tensor:
+        return self.distribution.log_prob(self._entries(actions))
+
+    def entropy(self) -> torch.Tensor:
+        p_log_p = self.distribution.logits * self.distribution.probs
+        return -torch.where(self.valid, p_log_p, torch.zeros_like(p_log_p)).sum(dim=1)
+
+    def sample(self) -> torch.Tensor:
+        return self.legal.gather(1, self.distribution.sample().unsqueeze(1)).squeeze(1)
+
+    def mode(self) -> torch.Tensor:
+        """The most likely action of each row (the lowest-numbered one among ties, as a full-width argmax)."""
+        return self.legal.gather(1, self.distribution.probs.argmax(dim=1, keepdim=True)).squeeze(1)
+
+    def get_actions(self, deterministic: bool = False) -> torch.Tensor:
+        return self.mode() if deterministic else self.sample()
+
+
+class LegalActionsPolicy(MaskableActorCriticPolicy):
+    """``MaskableActorCriticPolicy`` whose PPO distribution, given action masks and at least
+    :data:`SPARSE_FROM` actions, scores only the legal ones (module docstring)."""
+
+    def _sparse(self, action_masks) -> bool:
+        return action_masks is not None and self.action_space.n >= SPARSE_FROM
+
+    def action_scores(self, latent_pi: torch.Tensor, rows: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+        """The logit ``action_net`` gives action ``actions[k]`` in row ``rows[k]``, computed for
+        those pairs only (here: a dense ``nn.Linear``'s row per action; a policy with another
+        head overrides this)."""
+        return (latent_pi[rows] * self.action_net.weight[actions]).sum(dim=1) + self.action_net.bias[actions]
+
+    def legal_distribution(self, latent_pi: torch.Tensor, action_masks) -> LegalCategorical:
+        """The distribution of ``action_net`` over the legal actions of ``action_masks``
+        (one row per row of ``latent_pi``)."""
+        masks = torch.as_tensor(action_masks, dtype=torch.bool, device=latent_pi.device).reshape(len(latent_pi), -1)
+        counts = masks.sum(dim=1)
+        if not bool((counts > 0).all()):
+            raise ValueError(f"row {int(torch.argmin(counts))} of the action masks has no legal action")
+        rows, actions = masks.nonzero(as_tuple=True)        # row by row, each row's actions ascending
+        entries = torch.arange(len(rows), device=rows.device) - (torch.cumsum(counts, 0) - counts)[rows]
+        scores = self.action_scores(latent_pi, rows, actions)
+        shape = (len(latent_pi), int(counts.max()))
+        logits = torch.full(shape, PADDING_LOGIT, dtype=scores.dtype, device=scores.device).index_put(
+            (rows, entries), scores)
+        legal = torch.zeros(shape, dtype=torch.long, device=rows.device).index_put((rows, entries), actions)
+        valid = torch.zeros(shape, dtype=torch.bool, device=rows.device).index_put(
+            (rows, entries), torch.ones_like(rows, dtype=torch.bool))
+        return LegalCategorical(logits, legal, valid)
+
+    def _latents(self, obs) -> tuple[torch.Tensor, torch.Tensor]:
+        """The actor's and the critic's latent features, as SB3's ``forward`` computes them."""
+        features = self.extract_features(obs)
+        if self.share_features_extractor:
+            return self.mlp_extractor(features)
+        pi_features, vf_features = features
+        return self.mlp_extractor.forward_actor(pi_features), self.mlp_extractor.forward_critic(vf_features)
+
+    def forward(self, obs, deterministic: bool = False, action_masks=None):
+        if not self._sparse(action_masks):
+            return super().forward(obs, deterministic, action_masks)
+        latent_pi, latent_vf = self._latents(obs)
+        distribution = self.legal_distribution(latent_pi, action_masks)
+        actions = distribution.get_actions(deterministic=deterministic)
+        return actions, self.value_net(latent_vf), distribution.log_prob(actions)
+
+    def evaluate_actions(self, obs, actions, action_masks=None):
+        if not self._sparse(action_masks):
+            return super().evaluate_actions(obs, actions, action_masks)
+        latent_pi, latent_vf = self._latents(obs)
+        distribution = self.legal_distribution(latent_pi, action_masks)
+        return self.value_net(latent_vf), distribution.log_prob(actions), distribution.entropy()
+
+    def get_distribution(self, obs, action_masks=None):
+        if not self._sparse(action_masks):
+            return super().get_distribution(obs, action_masks)
+        latent_pi, _ = self._latents(obs)
+        return self.legal_distribution(latent_pi, action_masks)

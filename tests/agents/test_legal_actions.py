@@ -1,0 +1,104 @@
+"""LegalActionsPolicy: over Scala's 7,744 actions its PPO distribution covers only the legal
+ones, and gives what sb3-contrib's masked distribution gives over the same weights."""
+
+import copy
+
+import numpy as np
+import pytest
+import torch
+from sb3_contrib import MaskablePPO
+
+import sky_envs
+from sky_envs.agents.legal_actions import SPARSE_FROM, LegalActionsPolicy
+from sky_envs.agents.network import build_policy, forward, game_layout, policy_class
+from tests.agents.test_search import random_positions
+
+MLP = {"kind": "mlp", "hidden": [32, 32]}
+RESNET = {"kind": "resnet", "channels": 8, "blocks": 1, "head_channels": 2, "head_hidden": [16]}
+PAIRS = {**RESNET, "head_channels": 4, "policy_head": "pairs"}
+
+
+def twins(spec, seed=0):
+    """A LegalActionsPolicy for Scala and a copy of it that takes SB3's own path (the whole
+    row of logits, masked), with a batch of Scala positions (observations, masks) from random games."""
+    torch.manual_seed(seed)
+    game = sky_envs.make_game("scala_v0")
+    ours = build_policy(spec, game.observation_shape, game.num_actions, **game_layout(game))
+    assert isinstance(ours, LegalActionsPolicy) and game.num_actions >= SPARSE_FROM
+    theirs = copy.deepcopy(ours)       # the same network, its distribution sb3-contrib's own
+    theirs._sparse = lambda action_masks: False
+    states = random_positions(game, 12, 30, seed=seed)
+    observations = torch.as_tensor(np.stack([s.observation(s.current_player) for s in states]))
+    masks = np.stack([s.legal_mask().astype(bool) for s in states])
+    return ours, theirs, observations, masks
+
+
+@pytest.mark.parametrize("spec", [MLP, RESNET, PAIRS], ids=["mlp", "resnet", "pairs head"])
+def test_log_probabilities_entropies_and_gradients_are_the_masked_distributions(spec):
+    ours, theirs, observations, masks = twins(spec)
+    rng = np.random.default_rng(1)
+    actions = torch.as_tensor([rng.choice(np.flatnonzero(mask)) for mask in masks])
+    results = []
+    for policy in (ours, theirs):
+        policy.zero_grad()
+        values, log_prob, entropy = policy.evaluate_actions(observations, actions, action_masks=masks)
+        (log_prob.sum() + 0.1 * entropy.sum() + values.sum()).backward()
+        gradient = torch.cat([p.grad.reshape(-1) for p in policy.parameters()])
+        results.append((values, log_prob, entropy, gradient))
+    for a, b in zip(*results):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+    assert results[0][2].min() > 0          # several legal moves: a spread distribution
+
+
+def test_greedy_and_sampled_actions_are_legal_and_greedy_ones_the_same():
+    ours, theirs, observations, masks = twins(MLP, seed=2)
+    with torch.no_grad():
+        greedy = ours.get_distribution(observations, masks).get_actions(deterministic=True)
+        assert torch.equal(greedy, theirs.get_distribution(observations, masks).get_actions(deterministic=True))
+        logits = forward(ours, observations)[0].masked_fill(~torch.as_tensor(masks), -torch.inf)
+        assert torch.equal(greedy, logits.argmax(dim=1))        # what the agents' own forward pass picks
+        actions, values, log_prob = ours(observations, action_masks=masks)
+        assert masks[np.arange(len(masks)), actions.numpy()].all()
+        torch.testing.assert_close(log_prob, theirs.evaluate_actions(observations, actions, action_masks=masks)[1],
+                                   rtol=1e-4, atol=1e-5)
+        # sampled often enough, every legal action of a row turns up, and nothing else
+        row = np.repeat(masks[:1], 4000, axis=0)
+        drawn = ours.get_distribution(observations[:1].repeat(4000, 1, 1, 1), row).get_actions()
+        assert set(drawn.tolist()) <= set(np.flatnonzero(masks[0]).tolist())
+        assert len(set(drawn.tolist())) == np.count_nonzero(masks[0])
+
+
+def test_illegal_actions_and_empty_masks_are_refused():
+    ours, _, observations, masks = twins(MLP)
+    illegal = torch.as_tensor([np.flatnonzero(~mask)[0] for mask in masks])
+    with pytest.raises(ValueError, match="row 0: action .* is not among its legal actions"):
+        ours.evaluate_actions(observations, illegal, action_masks=masks)
+    empty = masks.copy()
+    empty[3] = False
+    with pytest.raises(ValueError, match="row 3 of the action masks has no legal action"):
+        ours.evaluate_actions(observations, illegal, action_masks=empty)
+
+
+def test_narrow_spaces_and_calls_without_masks_are_sb3s_own():
+    game = sky_envs.make_game("skybridge_v0")
+    policy = build_policy(MLP, game.observation_shape, game.num_actions)
+    assert isinstance(policy, LegalActionsPolicy) and not policy._sparse(np.ones((1, game.num_actions), bool))
+    ours, _, observations, _ = twins(MLP)
+    assert not ours._sparse(None)
+    assert issubclass(policy_class(PAIRS), LegalActionsPolicy)
+
+
+def test_maskable_ppo_trains_on_scala_with_it(tmp_path):
+    """A real MaskablePPO run over Scala's vector env with the policy (its rollout and update
+    go through the legal-actions distribution), saved and loaded again."""
+    from sky_envs.integrations.sb3_vector import SingleAgentVecEnv
+
+    env = SingleAgentVecEnv("scala_v0", num_envs=4, seed=0)
+    model = MaskablePPO(LegalActionsPolicy, env, n_steps=16, batch_size=32, n_epochs=1, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [16]})
+    before = [p.detach().clone() for p in model.policy.parameters()]
+    model.learn(64)
+    assert any(not torch.equal(a, b) for a, b in zip(before, model.policy.parameters()))
+    model.save(tmp_path / "model")
+    again = MaskablePPO.load(tmp_path / "model", device="cpu")
+    assert type(again.policy) is LegalActionsPolicy

@@ -207,13 +207,14 @@ def _report(entry, where: str) -> Report:
 
 
 def header_comment(path: str | Path) -> str:
-    """The prose of a recipe file's leading comment (without its command line)."""
+    """The prose of a recipe file's leading comment (without its ``Run: ...`` command line,
+    which the docs show as a command of their own)."""
     lines = []
     for line in Path(path).read_text().splitlines():
         if not line.startswith("#"):
             break
         text = line[1:].strip()
-        if "python -m training.recipe" not in text:
+        if not text.startswith("Run:"):
             lines.append(text)
     return " ".join(lines)
 

@@ -21,7 +21,7 @@ from tests.integrations.ray_cluster_support import two_node_cluster
 from tests.training.training_support import SMALL_NETWORK
 from training import recipe as recipe_module
 from training.config import load_config
-from training.recipe_file import load_recipe, recipe_from_dict
+from training.recipe_file import header_comment, load_recipe, recipe_from_dict
 
 CHECKPOINTS = REPO_ROOT / "checkpoints"
 SHIPPED = sorted(path.parent.name for path in CHECKPOINTS.glob("*/policy.pt"))
@@ -261,3 +261,13 @@ def test_a_tiny_recipe_runs_its_steps_as_tasks_on_a_ray_cluster(tiny_run, tmp_pa
                               text=True)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert digests(run_dir) == digests(local)
+
+
+def test_the_docs_show_a_recipes_comment_without_its_run_line(tmp_path):
+    path = tmp_path / "recipe.yaml"
+    path.write_text("# The shipped file is this recipe's output (metadata records\n"
+                    "# `python -m training.recipe demo_v0`), rebuilt from nothing.\n"
+                    "# Run: python -m training.recipe demo_v0 (--dry-run prints the plan).\n"
+                    "env: demo_v0\n# not part of the header\n")
+    assert header_comment(path) == ("The shipped file is this recipe's output (metadata records "
+                                    "`python -m training.recipe demo_v0`), rebuilt from nothing.")

@@ -101,6 +101,23 @@ def test_stack_games_greedy_values_from_arrays_are_those_of_playing_each_move(en
     assert len(states) > 200 and ending > 0
 
 
+@pytest.mark.parametrize("options", [{}, {"players": 3}, {"players": 4, "reward": "score"},
+                                     {"variant": "classic"}, {"rows": 2, "cols": 4, "tall": 1, "short": 1}],
+                         ids=["seed", "seed 3 seats", "seed 4 seats score", "classic", "2x4 few blocks"])
+def test_skybridge_greedy_values_from_the_towers_tops_are_those_of_playing_each_move(options):
+    game = make_game("skybridge_v0", **options)
+    states = random_game_positions(game, np.random.default_rng(13), games=5)
+    for state, fast in zip(states, game.heuristic.move_values(states)):
+        legal = state.legal_actions()
+        assert np.array_equal(fast, GreedyAgent.played_values(state, state.current_player, legal)), state.to_text()
+    ending = 0                      # the last decision of the last game: some move of it ends the game
+    for action in states[-1].legal_actions().tolist():
+        child = states[-1].clone()
+        child.apply(action)
+        ending += child.is_terminal()
+    assert len(states) > 40 and ending > 0
+
+
 def test_greedy_decides_many_games_as_it_decides_each():
     game = make_game("sky_scrapers_v0", board="random", rows=6, cols=6, positioning="random")
     rng = np.random.default_rng(3)

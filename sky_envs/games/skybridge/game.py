@@ -12,6 +12,7 @@ from sky_envs.core.state import Game
 from sky_envs.games.skybridge.pieces import (
     BRIDGE, DIR_DELTAS, NEUTRAL, NUM_COLOURS, ROOF, SHORT, SUP_B, SUP_R, SUP_S, SUP_T, TALL,
 )
+from sky_envs.games.skybridge.heuristic import SkybridgeHeuristic
 from sky_envs.games.skybridge.observation import NUM_CHANNELS, observation_matrices
 from sky_envs.games.skybridge.render import render_rgb
 from sky_envs.games.skybridge.state import SkybridgeState
@@ -41,6 +42,7 @@ class SkybridgeGame(Game):
     """
 
     name = "skybridge"
+    heuristic = SkybridgeHeuristic()
 
     def __init__(self, players: int = 2, rows: int = 3, cols: int = 3, variant: str = "seed",
                  tall: int = 4, short: int = 4, bridges: int = 1, roofs: int = 2,

@@ -9,7 +9,9 @@ its gradient, the normalisation, the sampling) took most of a self-play run's ti
 :class:`LegalActionsPolicy` is the same network with the same weights (its ``action_net`` is
 SB3's ``nn.Linear``; checkpoints load either way), and the same distribution: where PPO
 passes action masks and the space has at least :data:`SPARSE_FROM` actions, it scores only
-the legal actions (a row of ``action_net``'s weight per legal action), and
+the legal actions (:meth:`LegalActionsPolicy.action_scores`: a row of ``action_net``'s weight
+per legal action; the pairs head of :class:`~sky_envs.agents.features.CellPairsPolicy` scores
+its pairs of cells), and
 :class:`LegalCategorical` samples, scores and measures entropy over those, padded to the
 widest row of the batch. Masked out, an action has probability 0 either way, so the values
 agree with ``MaskableCategorical``'s up to rounding (``tests/agents/test_legal_actions.py``

@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit
 
 from sky_envs.core.batched import BatchedGames
-from sky_envs.core.batched_kernel import slot_runs, step_slot_runs
+from sky_envs.core.batched_kernel import forget_last_end, slot_runs, step_slot_runs
 from sky_envs.games.scala.board import NUM_CELLS, TARGET_GOAL
 from sky_envs.games.scala.kernels import (
     ADJ_HALVES,
@@ -193,10 +193,6 @@ def _step_slot(i, actions, stones, current_player, plies, connected, last_action
                final_observer, bases, mover_loses, max_turns, start_stones, start_seat, start_connected, start_actions,
                start_observation, scratch, groups):
     """Slot ``i`` plays its action; an ended game is recorded and replaced by the template game."""
-    rewards[i, :] = 0.0
-    terminated[i] = False
-    truncated[i] = False
-    final_player[i] = -1
     colour = np.int64(current_player[i])
     held_lo, held_hi = stones[i, 0] | stones[i, 2], stones[i, 1] | stones[i, 3]
     plies[i] += 1
@@ -233,11 +229,8 @@ def _step(first, stop, actions, active, stones, current_player, plies, connected
     scratch = np.empty(NUM_CELLS * NUM_CELLS, dtype=np.int64)     # a move list
     groups = np.empty(2 * NUM_CELLS, dtype=np.int64)              # a list of groups
     for i in range(first, stop):
+        forget_last_end(i, rewards, terminated, truncated, final_player)
         if not active[i]:
-            rewards[i, :] = 0.0
-            terminated[i] = False
-            truncated[i] = False
-            final_player[i] = -1
             continue
         _step_slot(i, actions, stones, current_player, plies, connected, last_action,
                    observation, mask, rewards, terminated, truncated, final_observation, keep_final,

@@ -9,11 +9,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from sky_envs.core.state import Heuristic, _lead
-from sky_envs.games.skybridge.pieces import BRIDGE, OPPOSITE, ROOF, SHORT, SUP_S, SUP_T, TALL
+from sky_envs.games.skybridge.pieces import BRIDGE, OPPOSITE, ROOF, SUP_S, SUP_T, piece_storeys
 from sky_envs.games.skybridge.rules import scores
-
-#: the storeys a piece adds to its tower (a bridge adds one to each of its two towers)
-STOREYS = {TALL: 3, SHORT: 2, ROOF: 0}
 
 
 class SkybridgeHeuristic(Heuristic):
@@ -45,10 +42,10 @@ class SkybridgeHeuristic(Heuristic):
             if kind == BRIDGE:
                 a, b, d = game.edges[target]
                 for tower, end in ((a, BRIDGE + d), (b, BRIDGE + OPPOSITE[d])):
-                    heights[tower] += 1
+                    heights[tower] += piece_storeys(end)
                     kinds[tower], colours[tower] = end, colour
             else:
-                heights[target] += STOREYS[kind]
+                heights[target] += piece_storeys(kind)
                 kinds[target], colours[target] = kind, colour
             values[k] = _lead(scores(game, state.stacks, heights, kinds, colours), seat)
         return values

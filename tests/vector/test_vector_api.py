@@ -122,22 +122,27 @@ def test_random_actions_are_legal_and_uniform():
         vector.random_actions(mask.astype(np.int8), rng)
 
 
-@pytest.mark.parametrize("rows, width, density", [(65, 1024, 0.01), (67, 1031, 0.3), (9, 7744, 0.0)])
+@pytest.mark.parametrize("rows, width, density", [(65, 1024, 0.01), (67, 1031, 0.3), (9, 7744, 0.0), (80, 1024, 0.9)])
 def test_wide_masks_give_the_draws_of_flatnonzero(rows, width, density):
-    """Wide masks in large batches are searched eight entries at a time; the legal actions
-    found, and so the draws, are ``flatnonzero``'s (odd sizes, and a strided view)."""
+    """Wide masks in large batches are drawn from eight entries at a time; the draws are those
+    of the plain pass over ``flatnonzero`` (odd sizes, a strided view, dense rows, and a bool
+    view of bytes other than 0 and 1)."""
     assert width >= vector.env.WIDE_MASK and rows * width >= vector.env.WIDE_BATCH
     generator = np.random.default_rng(width)
     mask = generator.random((rows, width)) < density
     mask[np.arange(rows), generator.integers(width, size=rows)] = True          # one legal action at least
     mask[0, [0, width - 1]] = True                                              # both edges
     strided = np.repeat(mask, 2, axis=1)[:, ::2]
-    for case in (mask, strided):
-        assert np.array_equal(vector.env._legal_indices(case), np.flatnonzero(case))
-        counts = case.sum(axis=1)
+    odd_bytes = (mask.astype(np.uint8) * generator.integers(1, 256, size=mask.shape).astype(np.uint8)).view(bool)
+    for case in (mask, strided, odd_bytes):
+        counts = mask.sum(axis=1)
         starts = np.cumsum(counts) - counts
-        by_hand = np.flatnonzero(case)[starts + (np.random.default_rng(3).random(rows) * counts).astype(np.int64)]
+        by_hand = np.flatnonzero(mask)[starts + (np.random.default_rng(3).random(rows) * counts).astype(np.int64)]
         assert np.array_equal(vector.random_actions(case, np.random.default_rng(3)), by_hand % width)
+    empty_row = mask.copy()
+    empty_row[rows - 2] = False
+    with pytest.raises(ValueError, match=f"row {rows - 2} of action_mask has no legal action"):
+        vector.random_actions(empty_row, np.random.default_rng(3))
 
 
 def test_the_batch_is_read_only_and_without_final_observations_when_asked():

@@ -3,7 +3,8 @@
 Each simulation starts from a world sampled from the deciding seat's point of view
 (``state.sample_consistent``: the state itself for perfect-information games, a
 determinisation for Sky Towers), walks the tree by actions, expands one node, plays the
-rest of the game at random and backs up every seat's return. A node stores the summed
+rest of the game at random (in the game's compiled engine where it has one:
+``GameState.playout_returns``) and backs up every seat's return. A node stores the summed
 returns of all seats, so the seat to decide at any node picks the child best for itself:
 this works for 2 to 4 seats and for turns made of several decisions.
 """
@@ -84,4 +85,4 @@ class MCTSAgent(Agent):
         return int(legal[best[rng.integers(best.size)]])
 
     def _rollout(self, world: GameState, rng: np.random.Generator) -> np.ndarray:
-        return world.random_playout(rng, self.max_rollout)
+        return world.playout_returns(rng, self.max_rollout, consume=True)

@@ -1,7 +1,7 @@
 """Playouts: a game played to its end from a search leaf, the verdict PUCT mixes with the
 network's value (``rollout_weight``).
 
-* ``"random"``: uniformly random legal moves (:meth:`GameState.random_playout`, what the
+* ``"random"``: uniformly random legal moves (:meth:`GameState.playout_returns`, what the
   MCTS baseline rolls out with).
 * ``"greedy"``: at each decision the one-ply best move by the game's array move values
   (``game.heuristic.move_values``, :class:`~sky_envs.core.state.Heuristic`: what the greedy agent plays; ties
@@ -62,7 +62,9 @@ def greedy_playouts(states: Sequence[GameState], rng: np.random.Generator,
 
 
 def playouts(states: Sequence[GameState], kind: str, rng: np.random.Generator) -> list[np.ndarray]:
-    """Playouts of ``kind`` from each of ``states`` (changed in place): every seat's return per state."""
+    """Playouts of ``kind`` from each of ``states`` (left as they are): every seat's return
+    per state. Random ones are played by the game's compiled engine where it has one
+    (:meth:`GameState.playout_returns`)."""
     if kind == "greedy":
-        return greedy_playouts(states, rng)
-    return [state.random_playout(rng) for state in states]
+        return greedy_playouts([state.clone() for state in states], rng)
+    return [state.playout_returns(rng) for state in states]

@@ -354,7 +354,7 @@ class PUCTSearch:
         mixed = [k for k, leaf in enumerate(leaves_found) if not leaf.exact] if self.rollout_weight else []
         results = {}
         if mixed:
-            worlds = [pending[k][1].clone() for k in mixed]
+            worlds = [pending[k][1] for k in mixed]
             results = dict(zip(mixed, playouts(worlds, self.rollout_policy, self.rng)))
         for k, ((path, world, _, _, virtual_loss), leaf) in enumerate(zip(pending, leaves_found)):
             value = np.full(world.num_players, -leaf.value)

@@ -47,6 +47,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from sky_envs.core.python_random import new_python_random, seed_python_random
 from sky_envs.core.state import Game, GameState
 
 
@@ -95,6 +96,39 @@ class BatchedGames(ABC):
     def get_state(self, slot: int) -> GameState:
         """A copy of the position in ``slot`` as an ordinary :class:`GameState`."""
 
+    #: Python's generator of :meth:`play_out` and its returns, made at its first call
+    _playout_random: np.ndarray | None = None
+    _playout_returns: np.ndarray | None = None
+
+    @property
+    def plays_out(self) -> bool:
+        """Whether the compiled kernel plays random playouts (:meth:`play_out`)."""
+        return False
+
+    def play_out(self, state: GameState, seed: int, max_plies: int | None = None) -> np.ndarray:
+        """Every seat's return at the end of a random playout from ``state`` (left as it is),
+        played in slot 0 by the compiled kernel (``max_plies``: a cap, as
+        ``GameState.random_playout`` has): the moves, and so the result, that
+        ``state.random_playout`` makes on a copy when its ``rng`` first draws ``seed``
+        (Python's ``random.Random(seed)`` picks every move among the legal actions in
+        ascending order). Slot 0's game is replaced. Engines whose kernel has a playout loop
+        (:attr:`plays_out`) implement ``_run_playout``."""
+        if not self.plays_out:
+            raise ValueError(f"the compiled engine of {self.game.env_id} plays no playouts")
+        if self._playout_random is None:
+            self._playout_random = new_python_random()
+            self._playout_returns = np.zeros(self.game.num_players, dtype=np.float32)
+        self.set_state(0, state)
+        seed_python_random(self._playout_random, seed)
+        self._run_playout(self._playout_random, -1 if max_plies is None else max_plies, self._playout_returns)
+        return self._playout_returns.astype(np.float64)
+
+    def _run_playout(self, mt: np.ndarray, max_plies: int, returns: np.ndarray) -> None:
+        """The kernel's playout loop on slot 0: moves by ``core.batched_kernel.random_legal_action``
+        with ``mt`` until the game ends (``returns``: its rewards) or ``max_plies`` moves
+        (-1: no cap; ``returns`` zeros then, as at a ``max_turns`` cut)."""
+        raise NotImplementedError
+
 
 #: what a one-entry-point kernel's ``advance`` does (:class:`KernelBatchedGames`)
 STEP, RESTART, REFRESH = 0, 1, 2
@@ -107,7 +141,11 @@ class KernelBatchedGames(BatchedGames):
     starts the games of ``seeds`` in every slot; :data:`REFRESH` rewrites the outputs of slots
     ``first`` to ``last - 1`` from their state (after ``set_state``). Subclasses call
     :meth:`_use_kernel` at the end of their ``__init__`` with the kernel's ``advance`` and
-    its arguments after the first six (the output arrays first: :meth:`_kernel_outputs`)."""
+    its arguments after the first six (the output arrays first: :meth:`_kernel_outputs`).
+    A kernel may also have ``play_out(mt, max_plies, returns, actions, seeds, active, *arrays)``,
+    a random playout of slot 0 to the end (:meth:`play_out`)."""
+
+    _play_out = None
 
     def _kernel_outputs(self, flat=lambda array: array.reshape(len(array), -1)) -> tuple[np.ndarray, ...]:
         """The output arrays in the order the kernels take them, observations as ``flat`` makes
@@ -119,10 +157,17 @@ class KernelBatchedGames(BatchedGames):
         return (flat(self.observation), self.action_mask, self.current_player, self.rewards,
                 self.terminated, self.truncated, flat(final), self.final_player)
 
-    def _use_kernel(self, advance, arrays: tuple) -> None:
-        self._advance, self._arrays = advance, arrays
+    def _use_kernel(self, advance, arrays: tuple, play_out=None) -> None:
+        self._advance, self._arrays, self._play_out = advance, arrays, play_out
         self._everywhere = np.ones(self.num_envs, dtype=bool)
         self._no_actions = np.zeros(self.num_envs, dtype=np.int64)
+
+    @property
+    def plays_out(self) -> bool:
+        return self._play_out is not None
+
+    def _run_playout(self, mt: np.ndarray, max_plies: int, returns: np.ndarray) -> None:
+        self._play_out(mt, max_plies, returns, self._no_actions, self._no_actions, self._everywhere, *self._arrays)
 
     def reset(self, seeds: np.ndarray) -> None:
         self._advance(RESTART, 0, self.num_envs, self._no_actions, np.ascontiguousarray(seeds, dtype=np.int64),

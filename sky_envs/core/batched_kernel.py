@@ -1,7 +1,9 @@
 """What the compiled batched engines share: the clearing every one-entry-point kernel
-(:class:`~sky_envs.core.batched.KernelBatchedGames`) does to a slot before it steps it,
-compiled once and inlined into each game's kernel, and the threads that step runs of
-slots side by side (:func:`step_slot_runs`)."""
+(:class:`~sky_envs.core.batched.KernelBatchedGames`) does to a slot before it steps it and
+the random move and the end of a compiled playout (:func:`random_legal_action`,
+:func:`playout_ended`), compiled once and inlined
+into each game's kernel, and the threads that step runs of slots side by side
+(:func:`step_slot_runs`)."""
 
 from __future__ import annotations
 
@@ -9,9 +11,11 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numba
+import numpy as np
 from numba import njit
 
 from sky_envs.core.numpy_random import NO_REFCOUNT_COMPILE
+from sky_envs.core.python_random import python_random
 
 
 @njit(**NO_REFCOUNT_COMPILE, error_model="numpy", inline="always")
@@ -23,6 +27,59 @@ def forget_last_end(i, rewards, terminated, truncated, final_player):
         terminated[i] = False
         truncated[i] = False
         final_player[i] = -1
+
+
+#: times a word of eight 0/1 bytes: their sum lands in the top byte
+_BYTE_SUM = np.uint64(0x0101010101010101)
+_TOP_BYTE = np.uint64(56)
+
+
+@njit(**NO_REFCOUNT_COMPILE, error_model="numpy", inline="always")
+def random_legal_action(mask_row, mt):
+    """The move a random playout picks (:meth:`~sky_envs.core.state.GameState.random_playout`):
+    the legal actions of ``mask_row`` (a contiguous bool row) in ascending order, the one at
+    ``int(random() * count)`` with ``random()`` Python's (``mt``,
+    :mod:`sky_envs.core.python_random`). The row is read eight entries at a time (Scala's
+    7,744-entry rows hold a few dozen legal actions)."""
+    size = mask_row.shape[0]
+    whole = size - size % 8
+    words = mask_row[:whole].view(np.uint64)
+    count = 0
+    for word in words:
+        if word:
+            count += (word * _BYTE_SUM) >> _TOP_BYTE
+    for action in range(whole, size):
+        count += mask_row[action]
+    rank = int(python_random(mt) * count)
+    for index in range(words.shape[0]):
+        word = words[index]
+        if word:
+            held = (word * _BYTE_SUM) >> _TOP_BYTE
+            if rank >= held:
+                rank -= held
+                continue
+            for action in range(index * 8, index * 8 + 8):
+                if mask_row[action]:
+                    if rank == 0:
+                        return action
+                    rank -= 1
+    for action in range(whole, size):
+        if mask_row[action]:
+            if rank == 0:
+                return action
+            rank -= 1
+    return -1
+
+
+@njit(**NO_REFCOUNT_COMPILE, error_model="numpy", inline="always")
+def playout_ended(returns, rewards, terminated, truncated):
+    """After a playout's step of slot 0: whether its game ended; where it ended by its rules,
+    ``returns`` gets slot 0's rewards (a ``max_turns`` cut leaves them zero)."""
+    if terminated[0]:
+        for seat in range(returns.shape[0]):
+            returns[seat] = rewards[0, seat]
+        return True
+    return truncated[0]
 
 
 #: the threads a batch is stepped on at most (``NUMBA_NUM_THREADS``, by default the machine's cores)

@@ -50,18 +50,18 @@ def test_a_greedy_playout_without_exploration_plays_only_best_rated_moves(env_id
 @pytest.mark.parametrize("kind", ["random", "greedy"])
 def test_playouts_played_together_end_as_each_played_alone(kind):
     """Each playout draws its own stream first: batching (one move-values call per ply for
-    all) changes nothing, and the same generator state gives the same ends."""
+    all) changes nothing, the same generator state gives the same ends, and the states
+    played out from are left as they are."""
     game = sky_envs.make_game("sky_scrapers_v0", **OPTIONS)
     states = random_positions(game, 6, 2, seed=4)
-    together = [state.clone() for state in states]
-    returns = playouts(together, kind, np.random.default_rng(9))
+    texts = [state.to_text() for state in states]
+    returns = playouts(states, kind, np.random.default_rng(9))
+    assert [state.to_text() for state in states] == texts
     rng = np.random.default_rng(9)
-    for state, batched, result in zip(states, together, returns):
-        alone = state.clone()
-        assert np.array_equal(playouts([alone], kind, rng)[0], result)
-        assert alone.to_text() == batched.to_text() and batched.current_player < 0
+    for state, result in zip(states, returns):
+        assert np.array_equal(playouts([state], kind, rng)[0], result)
     if kind == "random":  # random playouts are the state's own
-        assert np.array_equal(playouts([states[0].clone()], kind, np.random.default_rng(9))[0],
+        assert np.array_equal(playouts([states[0]], kind, np.random.default_rng(9))[0],
                               states[0].clone().random_playout(np.random.default_rng(9)))
 
 

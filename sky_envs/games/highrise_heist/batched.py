@@ -10,7 +10,9 @@ next game. The kernel reads the game's own lookup tables, cut down to one stand'
 (:mod:`~sky_envs.games.highrise_heist.batched_tables`). ``set_state`` / ``get_state``
 convert one slot to and from an ordinary
 :class:`~sky_envs.games.highrise_heist.state.StackState`, the readable reference that the
-oracle tests hold this engine to, bit for bit.
+oracle tests hold this engine to, bit for bit. The kernel also plays random playouts
+(``BatchedGames.play_out``), except for Golden Rush's score rewards: float32 there, not the
+float64 returns of the state.
 
 Memory per live game: the outputs of ``BatchedGames`` (two observations of 6,160 bytes in
 Highrise Heist, 10,296 in Golden Rush, and a mask), plus about 230 bytes of state.
@@ -75,7 +77,8 @@ class HighriseHeistBatch(KernelBatchedGames):
         config[kernel.PLACE_ROW] = game.tables.place_stride * 4
         outputs = self._kernel_outputs(flat=lambda array: _flat(array).view(np.int64))
         self._use_kernel(kernel.advance, (*outputs, *self._state, *codes, *seen, *tables.arrays, tail,
-                                          tail.view(np.int64), config, self.final_observer))
+                                          tail.view(np.int64), config, self.final_observer),
+                         play_out=None if config[kernel.SCORE_REWARD] else kernel.play_out)
 
     def set_state(self, slot: int, state) -> None:
         if state.game.env_id != self.game.env_id:

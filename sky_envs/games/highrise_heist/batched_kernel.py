@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from sky_envs.core.batched import REFRESH, RESTART, STEP
-from sky_envs.core.batched_kernel import forget_last_end
+from sky_envs.core.batched_kernel import forget_last_end, playout_ended, random_legal_action
 from sky_envs.core.numpy_random import NO_REFCOUNT_COMPILE
 from sky_envs.games.highrise_heist.rules import HEIGHT, PLACE, TRANSFER
 
@@ -535,3 +535,21 @@ def advance(mode, first, last, actions, seeds, active, *arrays):
         _write_observation(observation64, i, seat, seat, True, cells, heights, turn, phase, closed, queue, queue_len,
                            keys, seen_seat, seen_keys, levels, row_offsets, heads, tails, queue_rank, tail32, tail64,
                            config)
+
+
+@_compiled
+def play_out(mt, max_plies, returns, actions, seeds, active, *arrays):
+    """A random playout of the game in slot 0 (``KernelBatchedGames.play_out``): moves
+    picked by :func:`~sky_envs.core.batched_kernel.random_legal_action` with Python's
+    generator ``mt``, until the game ends or ``max_plies`` moves (-1: no cap); ``returns``
+    gets every seat's return, zeros for a ``max_turns`` cut or a capped playout. ``arrays``
+    are :func:`advance`'s; the slot then holds a new game."""
+    action_mask, rewards, terminated, truncated = arrays[1], arrays[3], arrays[4], arrays[5]
+    plies = 0
+    returns[:] = 0.0
+    while max_plies < 0 or plies < max_plies:
+        actions[0] = random_legal_action(action_mask[0], mt)
+        advance(STEP, 0, 1, actions, seeds, active, *arrays)
+        plies += 1
+        if playout_ended(returns, rewards, terminated, truncated):
+            return

@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit
 
 from sky_envs.core.batched import BatchedGames
-from sky_envs.core.batched_kernel import forget_last_end, slot_runs, step_slot_runs
+from sky_envs.core.batched_kernel import forget_last_end, playout_ended, random_legal_action, slot_runs, step_slot_runs
 from sky_envs.games.scala.board import NUM_CELLS, TARGET_GOAL
 from sky_envs.games.scala.kernels import (
     ADJ_HALVES,
@@ -238,6 +238,27 @@ def _step(first, stop, actions, active, stones, current_player, plies, connected
                    start_connected, start_actions, start_observation, scratch, groups)
 
 
+@njit(cache=True, nogil=True)
+def _play_out(mt, max_plies, returns, actions, active, stones, current_player, plies, connected, last_action,
+              observation, mask, rewards, terminated, truncated, final_observation, keep_final, final_player,
+              final_observer, bases, mover_loses, max_turns, start_stones, start_seat, start_connected, start_actions,
+              start_observation):
+    """A random playout of the game in slot 0 (``BatchedGames.play_out``): moves picked by
+    ``random_legal_action`` with Python's generator ``mt``, stepped by :func:`_step` (whose
+    arguments follow ``returns``), until the game ends (``returns``: its rewards) or
+    ``max_plies`` moves (-1: no cap; zeros then, as at a ``max_turns`` cut)."""
+    returns[:] = 0.0
+    count = 0
+    while max_plies < 0 or count < max_plies:
+        actions[0] = random_legal_action(mask[0], mt)
+        _step(0, 1, actions, active, stones, current_player, plies, connected, last_action, observation, mask,
+              rewards, terminated, truncated, final_observation, keep_final, final_player, final_observer, bases,
+              mover_loses, max_turns, start_stones, start_seat, start_connected, start_actions, start_observation)
+        count += 1
+        if playout_ended(returns, rewards, terminated, truncated):
+            return
+
+
 class ScalaBatch(BatchedGames):
     """``num_envs`` Scala games over arrays, stepped by one compiled call per run of slots
     (one run per thread from ``PARALLEL_FROM`` games; module docstring)."""
@@ -261,6 +282,7 @@ class ScalaBatch(BatchedGames):
         self._start_actions = np.array(start.legal_actions(), dtype=np.int64)
         self._start_observation = start.observation(start.current_player).reshape(-1)
         self._runs = slot_runs(num_envs, PARALLEL_FROM)     # runs of slots stepped side by side
+        self._playout_slot: tuple | None = None
 
     def reset(self, seeds: np.ndarray) -> None:
         self.rewards[:] = 0.0
@@ -277,12 +299,22 @@ class ScalaBatch(BatchedGames):
         self._observation[:] = self._start_observation
 
     def step(self, actions: np.ndarray, next_seeds: np.ndarray, active: np.ndarray) -> None:
-        step_slot_runs(_step, self.num_envs, self._runs, actions, active, self.stones, self.current_player,
-                       self.plies, self.connected, self.last_action, self._observation, self.action_mask, self.rewards,
-                       self.terminated, self.truncated, self._final_observation, self.final_observation is not None,
-                       self.final_player, self.final_observer, self._bases, self._mover_loses, self.game.max_turns,
-                       self._start_stones, self._start_seat, self._start_connected, self._start_actions,
-                       self._start_observation)
+        step_slot_runs(_step, self.num_envs, self._runs, actions, active, *self._step_arrays())
+
+    def _step_arrays(self) -> tuple:
+        """:func:`_step`'s arguments after the actions and active slots."""
+        return (self.stones, self.current_player, self.plies, self.connected, self.last_action, self._observation,
+                self.action_mask, self.rewards, self.terminated, self.truncated, self._final_observation,
+                self.final_observation is not None, self.final_player, self.final_observer, self._bases,
+                self._mover_loses, self.game.max_turns, self._start_stones, self._start_seat, self._start_connected,
+                self._start_actions, self._start_observation)
+
+    plays_out = True
+
+    def _run_playout(self, mt: np.ndarray, max_plies: int, returns: np.ndarray) -> None:
+        if self._playout_slot is None:    # slot 0's action, and it alone active
+            self._playout_slot = (np.zeros(self.num_envs, np.int64), np.arange(self.num_envs) == 0)
+        _play_out(mt, max_plies, returns, *self._playout_slot, *self._step_arrays())
 
     def set_state(self, slot: int, state: ScalaState) -> None:
         if state.game.env_id != self.game.env_id:

@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit
 
 from sky_envs.core.batched import BatchedGames
+from sky_envs.core.batched_kernel import playout_ended, random_legal_action
 from sky_envs.core.boards import LINE_DIRECTIONS
 from sky_envs.core.numpy_random import NO_REFCOUNT_COMPILE, STATE_WORDS, choice_without_replacement, integers, permutation, seed_default_rng
 from sky_envs.games.sky_scrapers.board import board_for
@@ -392,6 +393,28 @@ def _step_kernel(actions, next_seeds, active, heights, tops, cells, full, seat_c
 
 
 @njit(**NO_REFCOUNT_COMPILE)
+def _play_out_kernel(mt, max_plies, returns, actions, next_seeds, active, heights, tops, cells, full, seat_colours,
+                     tiles_left, phase, first_mover, turns, current_player, observation, action_mask, rewards,
+                     terminated, truncated, final_player, final_observation, keep_final, final_observer, fixed_cells,
+                     standard_tops, reach, directions, setup, bitgen, work):
+    """A random playout of the game in slot 0 (``BatchedGames.play_out``): moves picked by
+    ``random_legal_action`` with Python's generator ``mt``, stepped by :func:`_step_kernel`
+    (whose arguments follow ``returns``), until the game ends (``returns``: its rewards) or
+    ``max_plies`` moves (-1: no cap; zeros then, as at a ``max_turns`` cut)."""
+    returns[:] = 0.0
+    plies = 0
+    while max_plies < 0 or plies < max_plies:
+        actions[0] = random_legal_action(action_mask[0], mt)
+        _step_kernel(actions, next_seeds, active, heights, tops, cells, full, seat_colours, tiles_left, phase,
+                     first_mover, turns, current_player, observation, action_mask, rewards, terminated, truncated,
+                     final_player, final_observation, keep_final, final_observer, fixed_cells, standard_tops, reach,
+                     directions, setup, bitgen, work)
+        plies += 1
+        if playout_ended(returns, rewards, terminated, truncated):
+            return
+
+
+@njit(**NO_REFCOUNT_COMPILE)
 def _refresh_kernel(slot, seat, heights, tops, cells, full, seat_colours, tiles_left, phase, turns, current_player,
                     observation, action_mask, reach, setup, work):
     """Seat, mask and observation of a position put into ``slot`` whose seat to move is
@@ -445,6 +468,7 @@ class SkyScrapersBatch(BatchedGames):
         self._final_rows = (self.final_observation.reshape(N, -1) if self.final_observation is not None
                             else np.zeros((1, self._observation_rows.shape[1]), dtype=np.float32))
         self._rng = np.random.default_rng(0)   # the rng of states handed out (play draws nothing)
+        self._playout_slot: tuple | None = None
 
     def _position_arrays(self):
         return (self.heights, self.tops, self.cells, self.full, self.seat_colours, self.tiles_left, self.phase,
@@ -459,12 +483,23 @@ class SkyScrapersBatch(BatchedGames):
 
     def step(self, actions: np.ndarray, next_seeds: np.ndarray, active: np.ndarray) -> None:
         failed = _step_kernel(np.asarray(actions, dtype=np.int64), np.asarray(next_seeds, dtype=np.int64),
-                              np.asarray(active, dtype=bool), *self._position_arrays(), self.current_player,
-                              self._observation_rows, self.action_mask, self.rewards, self.terminated, self.truncated,
-                              self.final_player, self._final_rows, self.final_observation is not None,
-                              self.final_observer, self._fixed_cells, self._standard_tops, self._reach, self._directions, self._setup,
-                              self._bitgen, self._work)
+                              np.asarray(active, dtype=bool), *self._step_arrays())
         self._check_started(failed, next_seeds)
+
+    def _step_arrays(self) -> tuple:
+        """:func:`_step_kernel`'s arguments after the actions, seeds and active slots."""
+        return (*self._position_arrays(), self.current_player, self._observation_rows, self.action_mask, self.rewards,
+                self.terminated, self.truncated, self.final_player, self._final_rows,
+                self.final_observation is not None, self.final_observer, self._fixed_cells, self._standard_tops,
+                self._reach, self._directions, self._setup, self._bitgen, self._work)
+
+    plays_out = True
+
+    def _run_playout(self, mt: np.ndarray, max_plies: int, returns: np.ndarray) -> None:
+        if self._playout_slot is None:    # slot 0's action, the seed of its next game, and it alone active
+            self._playout_slot = (np.zeros(self.num_envs, np.int64), np.zeros(self.num_envs, np.int64),
+                                  np.arange(self.num_envs) == 0)
+        _play_out_kernel(mt, max_plies, returns, *self._playout_slot, *self._step_arrays())
 
     @staticmethod
     def _check_started(failed: int, seeds: np.ndarray) -> None:

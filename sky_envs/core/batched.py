@@ -143,7 +143,9 @@ class KernelBatchedGames(BatchedGames):
     :meth:`_use_kernel` at the end of their ``__init__`` with the kernel's ``advance`` and
     its arguments after the first six (the output arrays first: :meth:`_kernel_outputs`).
     A kernel may also have ``play_out(mt, max_plies, returns, actions, seeds, active, *arrays)``,
-    a random playout of slot 0 to the end (:meth:`play_out`)."""
+    a random playout of slot 0 to the end (:meth:`play_out`): a loop over its own ``advance``
+    in each kernel module, since numba's cache keeps no function that takes another compiled
+    function as an argument (such a loop here would be compiled again in every process)."""
 
     _play_out = None
 

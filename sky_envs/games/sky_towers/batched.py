@@ -105,7 +105,8 @@ class SkyTowersBatch(KernelBatchedGames):
                   config)
         state = (self.hands, self.seats, self.known, self.lacks, self.order, self.towers, self.deck, self.deck_known,
                  self.pools, self.holder, self.pile_log, self.pile_towers, self.scalars, self.bitgen)
-        self._use_kernel(kernel.advance, (*self._kernel_outputs(), *state, *tables, self.final_observer))
+        self._use_kernel(kernel.advance, (*self._kernel_outputs(), *state, *tables, self.final_observer),
+                         play_out=kernel.play_out)
 
     def set_state(self, slot: int, state: SkyTowersState) -> None:
         game = self.game

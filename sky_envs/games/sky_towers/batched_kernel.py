@@ -40,7 +40,7 @@ import numpy as np
 from numba import njit
 
 from sky_envs.core.batched import REFRESH, RESTART, STEP
-from sky_envs.core.batched_kernel import forget_last_end
+from sky_envs.core.batched_kernel import forget_last_end, playout_ended, random_legal_action
 from sky_envs.core.numpy_random import NO_REFCOUNT_COMPILE, integers, permutation, seed_default_rng
 from sky_envs.games.sky_towers.deck import BIG_BEN, HAND_SIZE, KING, LUCKY, PERFECT, ROMANCE, SKY, TRIPLE
 from sky_envs.games.sky_towers.layout import BOTTOM, BUILD, DISMANTLE, DRAW, EXCHANGE, STOP, TAKE
@@ -703,3 +703,21 @@ def advance(mode, first, last, actions, seeds, active, *arrays):
         seat = scalars[i, CUR]
         current_player[i] = seat
         _observe(observation[i], i, seat, hands, seats, order, towers, deck, pools, holder, scalars, config)
+
+
+@_compiled
+def play_out(mt, max_plies, returns, actions, seeds, active, *arrays):
+    """A random playout of the game in slot 0 (``KernelBatchedGames.play_out``): moves
+    picked by ``random_legal_action`` with Python's generator ``mt``, played by
+    :func:`advance` (``arrays`` are its own; chance draws from the slot's generator, loaded
+    from the state), until the game ends (``returns``: its rewards) or ``max_plies`` moves
+    (-1: no cap; zeros then, as at a ``max_turns`` cut)."""
+    action_mask, rewards, terminated, truncated = arrays[1], arrays[3], arrays[4], arrays[5]
+    returns[:] = 0.0
+    plies = 0
+    while max_plies < 0 or plies < max_plies:
+        actions[0] = random_legal_action(action_mask[0], mt)
+        advance(STEP, 0, 1, actions, seeds, active, *arrays)
+        plies += 1
+        if playout_ended(returns, rewards, terminated, truncated):
+            return

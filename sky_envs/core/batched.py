@@ -96,9 +96,9 @@ class BatchedGames(ABC):
     def get_state(self, slot: int) -> GameState:
         """A copy of the position in ``slot`` as an ordinary :class:`GameState`."""
 
-    #: Python's generator of :meth:`play_out` and its returns, made at its first call
-    _playout_random: np.ndarray | None = None
-    _playout_returns: np.ndarray | None = None
+    #: what :meth:`play_out` hands its kernel, made at its first call: Python's generator, the
+    #: returns, slot 0's action, the seed of its next game, and the active slots (slot 0 alone)
+    _playout_inputs: tuple | None = None
 
     @property
     def plays_out(self) -> bool:
@@ -115,18 +115,22 @@ class BatchedGames(ABC):
         (:attr:`plays_out`) implement ``_run_playout``."""
         if not self.plays_out:
             raise ValueError(f"the compiled engine of {self.game.env_id} plays no playouts")
-        if self._playout_random is None:
-            self._playout_random = new_python_random()
-            self._playout_returns = np.zeros(self.game.num_players, dtype=np.float32)
+        if self._playout_inputs is None:
+            self._playout_inputs = (new_python_random(), np.zeros(self.game.num_players, dtype=np.float32),
+                                    np.zeros(self.num_envs, dtype=np.int64), np.zeros(self.num_envs, dtype=np.int64),
+                                    np.arange(self.num_envs) == 0)
+        mt, returns = self._playout_inputs[:2]
         self.set_state(0, state)
-        seed_python_random(self._playout_random, seed)
-        self._run_playout(self._playout_random, -1 if max_plies is None else max_plies, self._playout_returns)
-        return self._playout_returns.astype(np.float64)
+        seed_python_random(mt, seed)
+        self._run_playout(-1 if max_plies is None else max_plies, *self._playout_inputs)
+        return returns.astype(np.float64)
 
-    def _run_playout(self, mt: np.ndarray, max_plies: int, returns: np.ndarray) -> None:
+    def _run_playout(self, max_plies: int, mt: np.ndarray, returns: np.ndarray, actions: np.ndarray,
+                     seeds: np.ndarray, active: np.ndarray) -> None:
         """The kernel's playout loop on slot 0: moves by ``core.batched_kernel.random_legal_action``
         with ``mt`` until the game ends (``returns``: its rewards) or ``max_plies`` moves
-        (-1: no cap; ``returns`` zeros then, as at a ``max_turns`` cut)."""
+        (-1: no cap; ``returns`` zeros then, as at a ``max_turns`` cut). ``actions``, ``seeds``
+        and ``active`` are the kernel's step inputs (a new game after the end gets seed 0)."""
         raise NotImplementedError
 
 
@@ -168,8 +172,8 @@ class KernelBatchedGames(BatchedGames):
     def plays_out(self) -> bool:
         return self._play_out is not None
 
-    def _run_playout(self, mt: np.ndarray, max_plies: int, returns: np.ndarray) -> None:
-        self._play_out(mt, max_plies, returns, self._no_actions, self._no_actions, self._everywhere, *self._arrays)
+    def _run_playout(self, max_plies, mt, returns, actions, seeds, active) -> None:
+        self._play_out(mt, max_plies, returns, actions, seeds, active, *self._arrays)
 
     def reset(self, seeds: np.ndarray) -> None:
         self._advance(RESTART, 0, self.num_envs, self._no_actions, np.ascontiguousarray(seeds, dtype=np.int64),

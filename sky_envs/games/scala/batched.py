@@ -282,7 +282,6 @@ class ScalaBatch(BatchedGames):
         self._start_actions = np.array(start.legal_actions(), dtype=np.int64)
         self._start_observation = start.observation(start.current_player).reshape(-1)
         self._runs = slot_runs(num_envs, PARALLEL_FROM)     # runs of slots stepped side by side
-        self._playout_slot: tuple | None = None
 
     def reset(self, seeds: np.ndarray) -> None:
         self.rewards[:] = 0.0
@@ -311,10 +310,8 @@ class ScalaBatch(BatchedGames):
 
     plays_out = True
 
-    def _run_playout(self, mt: np.ndarray, max_plies: int, returns: np.ndarray) -> None:
-        if self._playout_slot is None:    # slot 0's action, and it alone active
-            self._playout_slot = (np.zeros(self.num_envs, np.int64), np.arange(self.num_envs) == 0)
-        _play_out(mt, max_plies, returns, *self._playout_slot, *self._step_arrays())
+    def _run_playout(self, max_plies, mt, returns, actions, seeds, active) -> None:
+        _play_out(mt, max_plies, returns, actions, active, *self._step_arrays())     # Scala starts no seeded game
 
     def set_state(self, slot: int, state: ScalaState) -> None:
         if state.game.env_id != self.game.env_id:

@@ -468,7 +468,6 @@ class SkyScrapersBatch(BatchedGames):
         self._final_rows = (self.final_observation.reshape(N, -1) if self.final_observation is not None
                             else np.zeros((1, self._observation_rows.shape[1]), dtype=np.float32))
         self._rng = np.random.default_rng(0)   # the rng of states handed out (play draws nothing)
-        self._playout_slot: tuple | None = None
 
     def _position_arrays(self):
         return (self.heights, self.tops, self.cells, self.full, self.seat_colours, self.tiles_left, self.phase,
@@ -495,11 +494,8 @@ class SkyScrapersBatch(BatchedGames):
 
     plays_out = True
 
-    def _run_playout(self, mt: np.ndarray, max_plies: int, returns: np.ndarray) -> None:
-        if self._playout_slot is None:    # slot 0's action, the seed of its next game, and it alone active
-            self._playout_slot = (np.zeros(self.num_envs, np.int64), np.zeros(self.num_envs, np.int64),
-                                  np.arange(self.num_envs) == 0)
-        _play_out_kernel(mt, max_plies, returns, *self._playout_slot, *self._step_arrays())
+    def _run_playout(self, max_plies, mt, returns, actions, seeds, active) -> None:
+        _play_out_kernel(mt, max_plies, returns, actions, seeds, active, *self._step_arrays())
 
     @staticmethod
     def _check_started(failed: int, seeds: np.ndarray) -> None:

@@ -82,4 +82,4 @@ def test_greedy_playouts_need_move_values():
     assert playout_error("greedy", sky_envs.make_game("tiny_nim_v0")) is None
     returns, = greedy_playouts([position(7)], np.random.default_rng(0), epsilon=0.0)
     assert returns.tolist() == [1.0, -1.0]  # seat 0 to move from 7 wins with best play
-    assert "its heuristic has no move_values" in playout_error("greedy", sky_envs.make_game("scala_v0"))
+    assert "its heuristic has no move_values" in playout_error("greedy", sky_envs.make_game("sky_towers_v0"))

@@ -66,8 +66,8 @@ def test_playouts_played_together_end_as_each_played_alone(kind):
 
 
 def test_greedy_playouts_are_refused_where_the_game_has_no_move_values():
-    game, evaluator = evaluator_for("scala_v0", spec={"kind": "mlp", "hidden": [16]})
-    assert "scala has not" in playout_error("greedy", game)
+    game, evaluator = evaluator_for("sky_towers_v0", spec={"kind": "mlp", "hidden": [16]})
+    assert "sky_towers has not" in playout_error("greedy", game)
     assert playout_error("random", game) is None
     state = random_positions(game, 1, 2, seed=0)[0]
     with pytest.raises(ValueError, match="greedy playouts need the game's array move values"):

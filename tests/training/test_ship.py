@@ -66,10 +66,10 @@ def test_a_recorded_rollout_policy_is_the_search_default_where_the_game_has_one(
     assert agent.search.rollout_policy == "greedy" and agent.search.leaves_per_call == 1 and agent.search.solver
     assert not make_agent(f"{target}@8", solver=False).search.solver
     assert make_agent(f"{target}@8", rollout_policy="random").search.rollout_policy == "random"
-    game = sky_envs.make_game("scala_v0")
+    game = sky_envs.make_game("sky_towers_v0")  # hidden cards: no array move values
     policy = build_policy(SPEC, game.observation_shape, game.num_actions)
-    scala = save_checkpoint(tmp_path / "scala.pt", policy, policy_metadata(game, {}, SPEC))
-    assert ship.main([str(scala), str(tmp_path / "out.pt"), "--rollout-policy", "greedy"]) == 2
+    towers = save_checkpoint(tmp_path / "towers.pt", policy, policy_metadata(game, {}, SPEC))
+    assert ship.main([str(towers), str(tmp_path / "out.pt"), "--rollout-policy", "greedy"]) == 2
     assert "greedy playouts need the game's array move values" in capsys.readouterr().err
     assert not (tmp_path / "out.pt").exists()
 

@@ -9,9 +9,9 @@ of arrays, as pgx's cores): ``stones`` ``(N, 4)`` int64, the two colour masks sp
 ``last_action`` (for the pictures of ``get_state``); the colour to move is
 ``current_player``. Settling a move and generating moves are ``kernels.py``'s functions,
 the ones the readable engine calls; two pieces are written here again, over arrays: the
-order of the end tests (:func:`_play`, as ``ScalaState.apply_unchecked``) and, under
+order of the end tests (``kernels.play_ply``, as ``ScalaState.apply_unchecked``) and, under
 ``split_rule="illegal"``, the filter of the moves that break the split rule
-(:func:`_drop_split_moves`, ``rules.split_legal_targets`` compiled). The oracle tests hold
+(``kernels.drop_split_moves``, ``rules.split_legal_targets`` compiled). The oracle tests hold
 them to the readable engine.
 
 What a step costs beyond the rules is the 7,744-entry action mask: only the rows of the
@@ -36,24 +36,10 @@ from numba import njit
 from sky_envs.core.batched import BatchedGames
 from sky_envs.core.batched_kernel import forget_last_end, playout_ended, random_legal_action, slot_runs, step_slot_runs
 from sky_envs.games.scala.board import NUM_CELLS, TARGET_GOAL
-from sky_envs.games.scala.kernels import (
-    ADJ_HALVES,
-    HALF_BITS,
-    OWN_SLOT,
-    SETTLED,
-    halves_of,
-    _has,
-    _index_of,
-    _toggle,
-    label_groups,
-    legal_moves,
-    ring_linked,
-    settle_move,
-)
+from sky_envs.games.scala.kernels import HALF_BITS, OWN_SLOT, _index_of, halves_of, play_ply
 from sky_envs.games.scala.rules import MOVER_LOSES
 from sky_envs.games.scala.state import ScalaState
 
-TARGETS = np.array(TARGET_GOAL, dtype=np.int64)
 #: the smallest batch stepped on several threads (on 2 cores, 128 games gained nothing: see the vector guide)
 PARALLEL_FROM = 256
 #: the flat observation entries of channels 3 and 4 (target / defended goal) on the two goal
@@ -102,78 +88,6 @@ def _observe_stones(out, bases, seat, stones, held_lo, held_hi, whole):
 
 
 @njit(cache=True)
-def _drop_split_moves(blue_lo, blue_hi, red_lo, red_hi, colour, connected, mask, actions, count, groups):
-    """Under ``split_rule="illegal"``: clear in ``mask`` the moves of ``actions[:count]``
-    (ascending, as ``legal_moves`` lists them) that break the split rule; return how many
-    stay. ``rules.split_legal_targets`` compiled: when the stones without the moving one
-    hold together, a move is legal where its end touches them; otherwise each move is
-    settled."""
-    occ_lo, occ_hi = blue_lo | red_lo, blue_hi | red_hi
-    kept = 0
-    first = 0
-    while first < count:
-        start = actions[first] // NUM_CELLS
-        stop = first
-        while stop < count and actions[stop] // NUM_CELLS == start:
-            stop += 1
-        rest_lo, rest_hi = _toggle(occ_lo, occ_hi, start)
-        one_group = (connected and ring_linked(start, rest_lo, rest_hi)) or label_groups(rest_lo, rest_hi, groups) == 1
-        for k in range(first, stop):
-            end = actions[k] - start * NUM_CELLS
-            if one_group:
-                legal = (ADJ_HALVES[end, 0] & rest_lo) != 0 or (ADJ_HALVES[end, 1] & rest_hi) != 0
-            else:
-                legal = settle_move(blue_lo, blue_hi, red_lo, red_hi, colour, start, end, False, False)[0] == SETTLED
-            if legal:
-                kept += 1
-            else:
-                mask[actions[k]] = False
-        first = stop
-    return kept
-
-
-@njit(cache=True)
-def _play(stones, colour, action, connected, plies, mover_loses, max_turns, mask, scratch, groups):
-    """One ply in one slot, ``ScalaState.apply_unchecked`` over arrays: move, settle the split
-    rule, test the ends in the readable engine's order, and, while the game goes on, write
-    the other colour's moves into ``mask`` (whose rows of the mover's stones are cleared
-    first: no other row holds a legal move). ``stones`` is updated in place.
-
-    Returns ``(winner, over)``: ``over`` 0 while the game goes on, 1 when it ended by its rules
-    (``winner`` the seat that won), 2 at the ``max_turns`` cut."""
-    own_lo, own_hi = (stones[0], stones[1]) if colour == 0 else (stones[2], stones[3])
-    for half in range(2):
-        bits = own_lo if half == 0 else own_hi
-        while bits:
-            low = bits & -bits
-            bits ^= low
-            row = (_index_of(low) + half * HALF_BITS) * NUM_CELLS
-            mask[row:row + NUM_CELLS] = False
-    start, end = action // NUM_CELLS, action % NUM_CELLS
-    outcome, blue_lo, blue_hi, red_lo, red_hi = settle_move(
-        stones[0], stones[1], stones[2], stones[3], colour, start, end, mover_loses, connected)
-    stones[0], stones[1], stones[2], stones[3] = blue_lo, blue_hi, red_lo, red_hi
-    if outcome != SETTLED:                      # rules 2 and 4 (only reachable with mover_loses)
-        return 1 - colour, 1
-    on_goal = _has(blue_lo, blue_hi, end) if colour == 0 else _has(red_lo, red_hi, end)
-    if end == TARGETS[colour] and on_goal:                # the moved stone stayed on its goal
-        return colour, 1
-    if plies >= max_turns:
-        return -1, 2
-    other = 1 - colour
-    occ_lo, occ_hi = blue_lo | red_lo, blue_hi | red_hi
-    if other == 0:
-        count = legal_moves(blue_lo, blue_hi, occ_lo, occ_hi, other, mask, scratch)
-    else:
-        count = legal_moves(red_lo, red_hi, occ_lo, occ_hi, other, mask, scratch)
-    if count and not mover_loses:
-        count = _drop_split_moves(blue_lo, blue_hi, red_lo, red_hi, other, True, mask, scratch, count, groups)
-    if count == 0:                              # the other colour has no legal move
-        return colour, 1
-    return -1, 0
-
-
-@njit(cache=True)
 def _restart(slot, stones, current_player, plies, connected, last_action, observation, mask,
              start_stones, start_seat, start_connected, start_actions, start_observation):
     """Put the template game into ``slot`` (its mask row must hold no move on entry)."""
@@ -196,7 +110,7 @@ def _step_slot(i, actions, stones, current_player, plies, connected, last_action
     colour = np.int64(current_player[i])
     held_lo, held_hi = stones[i, 0] | stones[i, 2], stones[i, 1] | stones[i, 3]
     plies[i] += 1
-    winner, over = _play(stones[i], colour, actions[i], connected[i], plies[i], mover_loses, max_turns,
+    winner, over = play_ply(stones[i], colour, actions[i], connected[i], plies[i], mover_loses, max_turns,
                          mask[i], scratch, groups)
     connected[i] = True
     last_action[i] = actions[i]

@@ -23,11 +23,13 @@ from sky_envs.games.scala.board import (
     JUMP_OVERS,
     NEIGHBOURS,
     NUM_CELLS,
+    TARGET_GOAL,
 )
 
 HALF_BITS = 44
 HALF = (1 << HALF_BITS) - 1
 DEFENDED = np.array(DEFENDED_GOAL, dtype=np.int64)
+TARGETS = np.array(TARGET_GOAL, dtype=np.int64)
 #: per cell, the flat index of its channel-1 entry in the (14, 11, 5) observation
 OWN_SLOT = (GRID_INDEX * 5 + 1).astype(np.int64)
 
@@ -348,6 +350,78 @@ def play(blue_lo, blue_hi, red_lo, red_hi, colour, start, end, mover_loses, conn
         else:
             count = legal_moves(blue_lo, blue_hi, occ_lo, occ_hi, 0, mask, actions)
     return outcome, blue_lo, blue_hi, red_lo, red_hi, count
+
+
+@njit(cache=True)
+def drop_split_moves(blue_lo, blue_hi, red_lo, red_hi, colour, connected, mask, actions, count, groups):
+    """Under ``split_rule="illegal"``: clear in ``mask`` the moves of ``actions[:count]``
+    (ascending, as ``legal_moves`` lists them) that break the split rule; return how many
+    stay. ``rules.split_legal_targets`` compiled: when the stones without the moving one
+    hold together, a move is legal where its end touches them; otherwise each move is
+    settled."""
+    occ_lo, occ_hi = blue_lo | red_lo, blue_hi | red_hi
+    kept = 0
+    first = 0
+    while first < count:
+        start = actions[first] // NUM_CELLS
+        stop = first
+        while stop < count and actions[stop] // NUM_CELLS == start:
+            stop += 1
+        rest_lo, rest_hi = _toggle(occ_lo, occ_hi, start)
+        one_group = (connected and ring_linked(start, rest_lo, rest_hi)) or label_groups(rest_lo, rest_hi, groups) == 1
+        for k in range(first, stop):
+            end = actions[k] - start * NUM_CELLS
+            if one_group:
+                legal = (ADJ_HALVES[end, 0] & rest_lo) != 0 or (ADJ_HALVES[end, 1] & rest_hi) != 0
+            else:
+                legal = settle_move(blue_lo, blue_hi, red_lo, red_hi, colour, start, end, False, False)[0] == SETTLED
+            if legal:
+                kept += 1
+            else:
+                mask[actions[k]] = False
+        first = stop
+    return kept
+
+
+@njit(cache=True)
+def play_ply(stones, colour, action, connected, plies, mover_loses, max_turns, mask, scratch, groups):
+    """One ply of one game, ``ScalaState.apply_unchecked`` over arrays (a slot of the batched
+    engine, a move the greedy player judges): move, settle the split rule, test the ends in the readable engine's order, and, while the game goes on, write
+    the other colour's moves into ``mask`` (whose rows of the mover's stones are cleared
+    first: no other row holds a legal move). ``stones`` is updated in place.
+
+    Returns ``(winner, over)``: ``over`` 0 while the game goes on, 1 when it ended by its rules
+    (``winner`` the seat that won), 2 at the ``max_turns`` cut."""
+    own_lo, own_hi = (stones[0], stones[1]) if colour == 0 else (stones[2], stones[3])
+    for half in range(2):
+        bits = own_lo if half == 0 else own_hi
+        while bits:
+            low = bits & -bits
+            bits ^= low
+            row = (_index_of(low) + half * HALF_BITS) * NUM_CELLS
+            mask[row:row + NUM_CELLS] = False
+    start, end = action // NUM_CELLS, action % NUM_CELLS
+    outcome, blue_lo, blue_hi, red_lo, red_hi = settle_move(
+        stones[0], stones[1], stones[2], stones[3], colour, start, end, mover_loses, connected)
+    stones[0], stones[1], stones[2], stones[3] = blue_lo, blue_hi, red_lo, red_hi
+    if outcome != SETTLED:                      # rules 2 and 4 (only reachable with mover_loses)
+        return 1 - colour, 1
+    on_goal = _has(blue_lo, blue_hi, end) if colour == 0 else _has(red_lo, red_hi, end)
+    if end == TARGETS[colour] and on_goal:                # the moved stone stayed on its goal
+        return colour, 1
+    if plies >= max_turns:
+        return -1, 2
+    other = 1 - colour
+    occ_lo, occ_hi = blue_lo | red_lo, blue_hi | red_hi
+    if other == 0:
+        count = legal_moves(blue_lo, blue_hi, occ_lo, occ_hi, other, mask, scratch)
+    else:
+        count = legal_moves(red_lo, red_hi, occ_lo, occ_hi, other, mask, scratch)
+    if count and not mover_loses:
+        count = drop_split_moves(blue_lo, blue_hi, red_lo, red_hi, other, True, mask, scratch, count, groups)
+    if count == 0:                              # the other colour has no legal move
+        return colour, 1
+    return -1, 0
 
 
 @njit(cache=True)

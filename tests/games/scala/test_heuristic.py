@@ -1,8 +1,10 @@
 """Scala's heuristic, computed from bit masks and cached, equals its plain definition."""
 
 import numpy as np
+import pytest
 
 import sky_envs
+from sky_envs.agents.baselines import GreedyAgent
 from sky_envs.games.scala import heuristic as heuristics
 from sky_envs.games.scala.board import CELL_RC
 
@@ -43,3 +45,24 @@ def test_the_progress_cache_stays_bounded(monkeypatch):
         heuristics._scala_progress(stones, 0)
     assert len(heuristics._SCALA_PROGRESS) <= 8
     heuristics._SCALA_PROGRESS.clear()
+
+
+@pytest.mark.parametrize("options", [{"split_rule": "mover_loses"}, {"split_rule": "illegal"},
+                                     {"split_rule": "mover_loses", "max_turns": 12}])
+def test_move_values_are_exactly_the_played_values(options):
+    """The compiled one-ply values of every legal move equal a clone per move judged by
+    played_value, to the last bit: wins, losses by the split rule, the max_turns cut, and
+    moves that leave the opponent without a legal move included."""
+    game = sky_envs.make_game("scala_v0", **options)
+    rng = np.random.default_rng(1)
+    seen = set()
+    for _ in range(12):
+        state = game.new_initial_state(rng)
+        while state.current_player >= 0:
+            fast, = game.heuristic.move_values([state])
+            slow = GreedyAgent.played_values(state, state.current_player, state.legal_actions())
+            assert np.array_equal(fast, slow)
+            seen.update(np.sign(slow).tolist() if np.abs(slow).max() >= 1000 else [])
+            legal = state.legal_actions()
+            state.apply(int(legal[rng.integers(legal.size)]))
+    assert seen  # some positions had a move that wins or loses at once

@@ -2,14 +2,17 @@
 ones, and gives what sb3-contrib's masked distribution gives over the same weights."""
 
 import copy
+import types
 
 import numpy as np
 import pytest
 import torch
 from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.distributions import MaskableCategorical
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 import sky_envs
-from sky_envs.agents.legal_actions import SPARSE_FROM, LegalActionsPolicy
+from sky_envs.agents.legal_actions import SPARSE_FROM, LegalActionsPolicy, LegalCategorical, MaskedCategorical
 from sky_envs.agents.network import build_policy, forward, game_layout, policy_class
 from tests.agents.test_search import random_positions
 
@@ -18,15 +21,23 @@ RESNET = {"kind": "resnet", "channels": 8, "blocks": 1, "head_channels": 2, "hea
 PAIRS = {**RESNET, "head_channels": 4, "policy_head": "pairs"}
 
 
-def twins(spec, seed=0):
-    """A LegalActionsPolicy for Scala and a copy of it that takes SB3's own path (the whole
-    row of logits, masked), with a batch of Scala positions (observations, masks) from random games."""
+def sb3_copy(policy):
+    """A copy of ``policy`` (the same network) whose PPO calls are sb3-contrib's own code."""
+    theirs = copy.deepcopy(policy)
+    for name in ("forward", "evaluate_actions", "get_distribution"):
+        setattr(theirs, name, types.MethodType(getattr(MaskableActorCriticPolicy, name), theirs))
+    return theirs
+
+
+def twins(spec, seed=0, env_id="scala_v0"):
+    """A LegalActionsPolicy for ``env_id`` (Scala: a wide space) and a copy of it that takes
+    SB3's own path (the whole row of logits, masked), with a batch of positions
+    (observations, masks) from random games."""
     torch.manual_seed(seed)
-    game = sky_envs.make_game("scala_v0")
+    game = sky_envs.make_game(env_id)
     ours = build_policy(spec, game.observation_shape, game.num_actions, **game_layout(game))
-    assert isinstance(ours, LegalActionsPolicy) and game.num_actions >= SPARSE_FROM
-    theirs = copy.deepcopy(ours)       # the same network, its distribution sb3-contrib's own
-    theirs._sparse = lambda action_masks: False
+    assert isinstance(ours, LegalActionsPolicy) and (game.num_actions >= SPARSE_FROM) == (env_id == "scala_v0")
+    theirs = sb3_copy(ours)            # the same network, its distribution sb3-contrib's own
     states = random_positions(game, 12, 30, seed=seed)
     observations = torch.as_tensor(np.stack([s.observation(s.current_player) for s in states]))
     masks = np.stack([s.legal_mask().astype(bool) for s in states])
@@ -79,12 +90,17 @@ def test_illegal_actions_and_empty_masks_are_refused():
         ours.evaluate_actions(observations, illegal, action_masks=empty)
 
 
-def test_narrow_spaces_and_calls_without_masks_are_sb3s_own():
+def test_which_distribution_each_call_gets():
+    """Wide spaces with masks: the legal actions only; narrow spaces with masks: sb3-contrib's
+    masked categorical made at once; calls without masks: sb3-contrib's own code."""
+    ours, _, observations, masks = twins(MLP)
+    assert isinstance(ours.get_distribution(observations, masks), LegalCategorical)
     game = sky_envs.make_game("skybridge_v0")
     policy = build_policy(MLP, game.observation_shape, game.num_actions)
-    assert isinstance(policy, LegalActionsPolicy) and not policy._sparse(np.ones((1, game.num_actions), bool))
-    ours, _, observations, _ = twins(MLP)
-    assert not ours._sparse(None)
+    observation = torch.zeros((1, *game.observation_shape))
+    masked = policy.get_distribution(observation, np.ones((1, game.num_actions), bool)).distribution
+    assert type(masked) is MaskedCategorical and not masked._validate_args
+    assert type(policy.get_distribution(observation).distribution) is MaskableCategorical
     assert issubclass(policy_class(PAIRS), LegalActionsPolicy)
 
 
@@ -102,3 +118,26 @@ def test_maskable_ppo_trains_on_scala_with_it(tmp_path):
     model.save(tmp_path / "model")
     again = MaskablePPO.load(tmp_path / "model", device="cpu")
     assert type(again.policy) is LegalActionsPolicy
+
+
+@pytest.mark.parametrize("env_id", ["highrise_heist_v0", "skybridge_v0"])
+def test_narrow_spaces_give_sb3_contribs_numbers_bit_for_bit(env_id):
+    """Below SPARSE_FROM actions the distribution is sb3-contrib's masked categorical made with
+    its masks at once: values, log-probabilities, entropies, gradients and sampled actions
+    equal sb3-contrib's own path exactly."""
+    ours, theirs, observations, masks = twins(MLP, seed=3, env_id=env_id)
+    rng = np.random.default_rng(4)
+    actions = torch.as_tensor([rng.choice(np.flatnonzero(mask)) for mask in masks])
+    results = []
+    for policy in (ours, theirs):
+        policy.zero_grad()
+        values, log_prob, entropy = policy.evaluate_actions(observations, actions, action_masks=masks)
+        (log_prob.sum() + 0.1 * entropy.sum() + values.sum()).backward()
+        gradient = torch.cat([p.grad.reshape(-1) for p in policy.parameters()])
+        torch.manual_seed(5)
+        with torch.no_grad():
+            sampled = policy(observations, action_masks=masks)
+        results.append((values, log_prob, entropy, gradient, *sampled))
+    for a, b in zip(*results):
+        assert torch.equal(a, b)
+    assert results[0][2].min() > 0

@@ -44,18 +44,21 @@ def twins(spec, seed=0, env_id="scala_v0"):
     return ours, theirs, observations, masks
 
 
+def update_outputs(policy, observations, masks, seed):
+    """What PPO's update reads of ``policy`` on a legal action per row (drawn with ``seed``):
+    values, log-probabilities, entropies and the gradient of a loss over them."""
+    rng = np.random.default_rng(seed)
+    actions = torch.as_tensor([rng.choice(np.flatnonzero(mask)) for mask in masks])
+    policy.zero_grad()
+    values, log_prob, entropy = policy.evaluate_actions(observations, actions, action_masks=masks)
+    (log_prob.sum() + 0.1 * entropy.sum() + values.sum()).backward()
+    return values, log_prob, entropy, torch.cat([p.grad.reshape(-1) for p in policy.parameters()])
+
+
 @pytest.mark.parametrize("spec", [MLP, RESNET, PAIRS], ids=["mlp", "resnet", "pairs head"])
 def test_log_probabilities_entropies_and_gradients_are_the_masked_distributions(spec):
     ours, theirs, observations, masks = twins(spec)
-    rng = np.random.default_rng(1)
-    actions = torch.as_tensor([rng.choice(np.flatnonzero(mask)) for mask in masks])
-    results = []
-    for policy in (ours, theirs):
-        policy.zero_grad()
-        values, log_prob, entropy = policy.evaluate_actions(observations, actions, action_masks=masks)
-        (log_prob.sum() + 0.1 * entropy.sum() + values.sum()).backward()
-        gradient = torch.cat([p.grad.reshape(-1) for p in policy.parameters()])
-        results.append((values, log_prob, entropy, gradient))
+    results = [update_outputs(policy, observations, masks, seed=1) for policy in (ours, theirs)]
     for a, b in zip(*results):
         torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
     assert results[0][2].min() > 0          # several legal moves: a spread distribution
@@ -126,18 +129,12 @@ def test_narrow_spaces_give_sb3_contribs_numbers_bit_for_bit(env_id):
     its masks at once: values, log-probabilities, entropies, gradients and sampled actions
     equal sb3-contrib's own path exactly."""
     ours, theirs, observations, masks = twins(MLP, seed=3, env_id=env_id)
-    rng = np.random.default_rng(4)
-    actions = torch.as_tensor([rng.choice(np.flatnonzero(mask)) for mask in masks])
     results = []
     for policy in (ours, theirs):
-        policy.zero_grad()
-        values, log_prob, entropy = policy.evaluate_actions(observations, actions, action_masks=masks)
-        (log_prob.sum() + 0.1 * entropy.sum() + values.sum()).backward()
-        gradient = torch.cat([p.grad.reshape(-1) for p in policy.parameters()])
+        outputs = update_outputs(policy, observations, masks, seed=4)
         torch.manual_seed(5)
         with torch.no_grad():
-            sampled = policy(observations, action_masks=masks)
-        results.append((values, log_prob, entropy, gradient, *sampled))
+            results.append((*outputs, *policy(observations, action_masks=masks)))
     for a, b in zip(*results):
         assert torch.equal(a, b)
     assert results[0][2].min() > 0

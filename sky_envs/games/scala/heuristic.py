@@ -71,7 +71,7 @@ _ROW = np.array(_ROW_OF, dtype=np.int64)
 @njit(cache=True)
 def _progress(lo, hi, colour):
     """:func:`_scala_progress` of the stones in the halves ``lo``, ``hi``."""
-    count = lead = total = 0
+    count = total = 0
     lowest, highest = -1, -1
     for cell in range(NUM_CELLS):
         bit = (lo >> cell) & 1 if cell < HALF_BITS else (hi >> (cell - HALF_BITS)) & 1

@@ -386,9 +386,10 @@ def drop_split_moves(blue_lo, blue_hi, red_lo, red_hi, colour, connected, mask, 
 @njit(cache=True)
 def play_ply(stones, colour, action, connected, plies, mover_loses, max_turns, mask, scratch, groups):
     """One ply of one game, ``ScalaState.apply_unchecked`` over arrays (a slot of the batched
-    engine, a move the greedy player judges): move, settle the split rule, test the ends in the readable engine's order, and, while the game goes on, write
-    the other colour's moves into ``mask`` (whose rows of the mover's stones are cleared
-    first: no other row holds a legal move). ``stones`` is updated in place.
+    engine, a move the greedy player judges): move, settle the split rule, test the ends in
+    the readable engine's order, and, while the game goes on, write the other colour's moves
+    into ``mask`` (whose rows of the mover's stones are cleared first: no other row holds a
+    legal move). ``stones`` is updated in place.
 
     Returns ``(winner, over)``: ``over`` 0 while the game goes on, 1 when it ended by its rules
     (``winner`` the seat that won), 2 at the ``max_turns`` cut."""

@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from sky_envs.agents.checkpoint import read_checkpoint, weights_digest
+from sky_envs.core.registry import make_game
 from tests import REPO_ROOT
 from tests.integrations.ray_cluster_support import two_node_cluster
 from tests.training.training_support import SMALL_NETWORK
@@ -65,8 +66,14 @@ def test_a_recipe_reports_what_is_shipped(env_id):
         assert pairings == report.pairings and int(words[words.index("--games") + 1]) == report.games, stem
         assert seed == report.seed, stem
         config = words[words.index("--config") + 1]
-        if config not in MOVED_CONFIGS:   # the same env options as the recipe's stages
-            assert load_config(REPO_ROOT / config)["env"] == load_config(recipe.stages[-1].config_path)["env"]
+        if config not in MOVED_CONFIGS:   # the same game as the recipe's stages (options with defaults filled in)
+            assert game_of(REPO_ROOT / config) == game_of(recipe.stages[-1].config_path)
+
+
+def game_of(config_path) -> tuple:
+    """The game a config plays: env id, board mixture and every option (defaults filled in)."""
+    env = load_config(config_path)["env"]
+    return env["id"], env.get("mixture"), make_game(env["id"], **env["options"]).options()
 
 
 def lineage(metadata: dict) -> list[dict]:

@@ -221,6 +221,23 @@ def ladder_markdown(ladder: dict, picture: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def rated_networks(journal: Path) -> set[str]:
+    """The digests of the checkpoints a ladder's journal rated (from its header line)."""
+    with open(journal, encoding="utf-8") as lines:
+        header = json.loads(lines.readline())["evaluation"]
+    return {agent["sha256"] for agent in header["agents"] if "sha256" in agent}
+
+
+def other_network_markdown(rated: set[str], shipped: str) -> str:
+    """The line the docs add to a ladder whose network rows rated other weights than the
+    shipped file's (a network shipped since the ladder was played): empty where they agree."""
+    if not rated or rated == {shipped}:
+        return ""
+    names = ", ".join(f"`{digest[:12]}`" for digest in sorted(rated))
+    return (f"\n**The network rows of this ladder rate weights {names}, a network shipped before the one "
+            f"shipped now (`{shipped[:12]}`), which has not played the ladder yet.**\n")
+
+
 def no_ladder_markdown(env_id: str) -> str:
     """What the docs show for a game whose ladder has not been played."""
     return (f"No ladder has been played for `{env_id}` yet; `python -m training.ladder {env_id}` plays it "

@@ -44,7 +44,8 @@ def write_docstrings(out: Path) -> None:
 
 def agent_includes(checkpoints: Path) -> dict[str, str]:
     """``{file name: text}`` of the recipe and ladder includes of every shipped agent."""
-    from training.ladder import ladder_markdown, no_ladder_markdown
+    from sky_envs.agents.checkpoint import read_checkpoint
+    from training.ladder import ladder_markdown, no_ladder_markdown, other_network_markdown, rated_networks
     from training.recipe_file import load_recipe, recipe_markdown
 
     texts = {}
@@ -52,9 +53,13 @@ def agent_includes(checkpoints: Path) -> dict[str, str]:
         env_id = policy.parent.name
         texts[f"{env_id}.recipe.inc"] = recipe_markdown(load_recipe(env_id))
         ladder = policy.parent / "ladder.json"
-        texts[f"{env_id}.ladder.inc"] = (ladder_markdown(json.loads(ladder.read_text()),
-                                                         f"../../checkpoints/{env_id}/ladder.png")
-                                         if ladder.is_file() else no_ladder_markdown(env_id))
+        if ladder.is_file():
+            shipped = read_checkpoint(policy)[0]["sha256"]
+            texts[f"{env_id}.ladder.inc"] = (
+                ladder_markdown(json.loads(ladder.read_text()), f"../../checkpoints/{env_id}/ladder.png")
+                + other_network_markdown(rated_networks(policy.parent / "ladder.games.jsonl"), shipped))
+        else:
+            texts[f"{env_id}.ladder.inc"] = no_ladder_markdown(env_id)
     return texts
 
 

@@ -159,3 +159,22 @@ def test_the_docs_render_a_recipe_and_a_ladder_include_for_every_shipped_agent(t
         assert f"python -m training.ladder {env_id}" in ladder_text or has_ladder
         for kind in ("recipe", "ladder"):
             assert f"```{{include}} _generated/{env_id}.{kind}.inc\n```" in page
+
+
+def test_a_ladder_of_a_network_shipped_before_says_so(tmp_path):
+    """A ladder played before its game's network was replaced keeps its games, and the docs
+    say that its network rows rate the old weights; a current ladder gets no such line."""
+    from training.ladder import other_network_markdown, rated_networks
+
+    journal = tmp_path / "ladder.games.jsonl"
+    header = {"evaluation": {"env_id": "scala_v0", "agents": [{"spec": "random"}, {"spec": "pretrained", "sha256": "a" * 64},
+                                                              {"spec": "pretrained@32", "sha256": "a" * 64}]}}
+    journal.write_text(json.dumps(header) + "\n" + json.dumps({"a": "random", "b": "pretrained", "game": 0, "reward": -1.0}) + "\n")
+    assert rated_networks(journal) == {"a" * 64}
+    assert other_network_markdown(rated_networks(journal), "a" * 64) == ""
+    line = other_network_markdown(rated_networks(journal), "b" * 64)
+    assert "`aaaaaaaaaaaa`" in line and "`bbbbbbbbbbbb`" in line and "has not played the ladder yet" in line
+    for policy in (REPO_ROOT / "checkpoints").glob("*/policy.pt"):   # the shipped ladders: each says whether it is current
+        if (policy.parent / "ladder.json").is_file():
+            rated = rated_networks(policy.parent / "ladder.games.jsonl")
+            assert rated, policy.parent.name   # every shipped ladder rates the network it names

@@ -42,7 +42,7 @@ from sky_envs.core.registry import canonical_id, make_game
 from .config import load_config
 from .report import build_report, format_table, write_report
 from .signals import TrainingInterrupted, interrupts_as_keyboard
-from .tournament import read_journal, round_robin, write_journal_header
+from .tournament import journal_identity, read_journal, round_robin, write_journal_header
 
 
 def evaluate_policy(env_id: str, options: dict, policy_path: str | Path, evaluation: dict, seed: int,
@@ -71,13 +71,6 @@ def evaluate_policy(env_id: str, options: dict, policy_path: str | Path, evaluat
     log(format_table(report))
     log("report: " + ", ".join(str(f) for f in files))
     return report
-
-
-def _identity(spec: str, agent) -> dict:
-    """What a game journal records of an agent: its spec, and for a checkpoint the file's
-    digest, so that games of another network with the same file name are never counted."""
-    digest = getattr(agent, "metadata", {}).get("sha256")
-    return {"spec": spec, "sha256": digest} if digest else {"spec": spec}
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
@@ -141,7 +134,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         if args.ray_address and args.workers != 1:
             raise ValueError("give --workers or --ray-address, not both: on a cluster its CPUs share the games")
         journal = Path(args.out) / f"{args.stem}.games.jsonl"
-        header = {"env_id": env_id, "options": options, "agents": [_identity(spec, entries[name])
+        header = {"env_id": env_id, "options": options, "agents": [journal_identity(spec, entries[name])
                                                                    for spec, name in zip(args.agents, entries)],
                   "seed": args.seed, "mcts_simulations": args.mcts_simulations}
         known = read_journal(journal, header) if args.resume and journal.is_file() else {}

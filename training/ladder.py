@@ -45,7 +45,7 @@ from sky_envs.core.registry import canonical_id, make_game
 from .ratings import wilson_interval
 from .run_folder import atomic_write
 from .signals import TrainingInterrupted, interrupts_as_keyboard
-from .tournament import PairResult, match, read_journal, write_journal_header
+from .tournament import PairResult, journal_header, journal_identity, match, read_journal, write_journal_header
 
 STEM = "ladder"
 ANCHOR = "random"
@@ -223,9 +223,7 @@ def ladder_markdown(ladder: dict, picture: str) -> str:
 
 def rated_networks(journal: Path) -> set[str]:
     """The digests of the checkpoints a ladder's journal rated (from its header line)."""
-    with open(journal, encoding="utf-8") as lines:
-        header = json.loads(lines.readline())["evaluation"]
-    return {agent["sha256"] for agent in header["agents"] if "sha256" in agent}
+    return {agent["sha256"] for agent in journal_header(journal)["agents"] if "sha256" in agent}
 
 
 def other_network_markdown(rated: set[str], shipped: str) -> str:
@@ -263,13 +261,6 @@ def recorded(a: str, b: str, rewards: dict[int, float], games: int) -> PairResul
         if g < games:
             result.record(reward)
     return result
-
-
-def journal_identity(spec: str, agent) -> dict:
-    """What the journal records of an agent: its spec, and a checkpoint's digest (another
-    network shipped under the same name is another agent)."""
-    digest = getattr(agent, "metadata", {}).get("sha256")
-    return {"spec": spec, "sha256": digest} if digest else {"spec": spec}
 
 
 def default_out(env_id: str) -> Path:

@@ -120,6 +120,13 @@ def _play_games(env_id: str, options: dict, a: tuple[str, Agent], b: tuple[str, 
     return rewards
 
 
+def journal_identity(spec: str, agent) -> dict:
+    """What a game journal records of an agent: its spec, and for a checkpoint the file's
+    digest, so that games of another network with the same file name are never counted."""
+    digest = getattr(agent, "metadata", {}).get("sha256")
+    return {"spec": spec, "sha256": digest} if digest else {"spec": spec}
+
+
 def write_journal_header(journal: str | Path, header: dict) -> None:
     """Start ``journal`` afresh: its first line says which evaluation its games belong to."""
     Path(journal).write_text(json.dumps({"evaluation": header}) + "\n")
@@ -131,10 +138,7 @@ def read_journal(journal: str | Path, header: dict) -> dict[tuple[str, str], dic
     is damaged; a last line cut short by a kill is dropped)."""
     header = json.loads(json.dumps(header))   # as written: tuples become lists
     lines = Path(journal).read_text().split("\n")
-    try:
-        written = json.loads(lines[0])["evaluation"]
-    except (ValueError, KeyError, TypeError):
-        raise ValueError(f"{str(journal)!r} is not a game journal: its first line names no evaluation") from None
+    written = _header_of(lines[0], journal)
     if written != header:
         changed = sorted(key for key in set(written) | set(header) if written.get(key) != header.get(key))
         raise ValueError(f"{str(journal)!r} holds games of another evaluation (it differs in {', '.join(changed)}): "
@@ -152,6 +156,19 @@ def read_journal(journal: str | Path, header: dict) -> dict[tuple[str, str], dic
                 break
             raise ValueError(f"{str(journal)!r} line {number} is damaged: {line[:80]!r}") from None
     return known
+
+
+def journal_header(journal: str | Path) -> dict:
+    """The evaluation a journal's games belong to (its first line), without reading the games."""
+    with open(journal, encoding="utf-8") as lines:
+        return _header_of(lines.readline(), journal)
+
+
+def _header_of(line: str, journal: str | Path) -> dict:
+    try:
+        return json.loads(line)["evaluation"]
+    except (ValueError, KeyError, TypeError):
+        raise ValueError(f"{str(journal)!r} is not a game journal: its first line names no evaluation") from None
 
 
 def batched_match(env_id: str, options: dict, a: tuple[str, Actor], b: tuple[str, Actor], games: int,

@@ -43,6 +43,7 @@ RECIPE = "recipe.yaml"
 #: training.ship's settings as a recipe names them -> the option that sets each
 SHIP_OPTIONS = {"weights_dtype": "--weights-dtype", "c_puct": "--c-puct", "rollout_weight": "--rollout-weight",
                 "rollout_policy": "--rollout-policy", "leaves_per_call": "--leaves-per-call", "solver": "--solver",
+                "root": "--root", "gumbel_k": "--gumbel-k", "gumbel_scale": "--gumbel-scale", "c_scale": "--c-scale",
                 "average_symmetries": "--average-symmetries"}
 STAGE_KEYS = {"name", "config", "budget", "init_from", "expert", "ship", "wall_clock_s"}
 REPORT_KEYS = {"stem", "agents", "pairings", "games", "seed"}

@@ -3,9 +3,11 @@
     python -m training.ship runs/az_golden_rush/final.pt checkpoints/golden_rush_v0/policy.pt --weights-dtype float16
 
 The metadata (env, network, how it was trained) is kept as it is; ``--rollout-weight``,
-``--rollout-policy``, ``--c-puct``, ``--leaves-per-call`` and ``--solver`` add the search settings this
-network plays best with (measured by evaluation: see
-:class:`~sky_envs.agents.search.PUCTSearch`), the defaults of ``make_agent("policy.pt@N")``;
+``--rollout-policy``, ``--c-puct``, ``--leaves-per-call``, ``--solver``, ``--root``,
+``--gumbel-k``, ``--gumbel-scale`` and ``--c-scale`` add the search settings this network plays
+best with (measured by evaluation: see :class:`~sky_envs.agents.search.PUCTSearch`), the
+defaults of ``make_agent("policy.pt@N")`` (``--root gumbel``: ``policy.pt@N`` searches with
+the Gumbel root, ``policy.pt@N+puct`` still with PUCT's);
 ``--average-symmetries`` that it plays averaged over the board's symmetries, raw and in search
 (:func:`~sky_envs.agents.checkpoint.checkpoint_symmetries`); ``--option-ranges JSON`` replaces the
 options a network for every board covers (its ``option_ranges``, e.g. to add board shapes it
@@ -31,6 +33,7 @@ from sky_envs.agents.checkpoint import (WEIGHTS_DTYPES, CheckpointError, checkpo
                                        save_checkpoint)
 from sky_envs.agents.playouts import PLAYOUTS, playout_error
 from sky_envs.agents.policy import NetworkEvaluator
+from sky_envs.agents.search import ROOTS, search_setting_error
 from sky_envs.core.registry import make_game
 
 
@@ -62,12 +65,15 @@ def ship(source: str | Path, target: str | Path, weights_dtype: str = "float32",
          positions: int = 2000, seed: int = 0, search: dict | None = None,
          average_symmetries: bool | None = None, option_ranges: dict | None = None,
          recipe: str | None = None) -> dict:
-    """Copy ``source`` to ``target``; ``search`` settings (``c_puct``, ``rollout_weight``,
-    ``rollout_policy``, ``leaves_per_call``, ``solver``) are recorded over any it had, and
+    """Copy ``source`` to ``target``; ``search`` settings (any of
+    :data:`~sky_envs.agents.search.SEARCH_SETTINGS`) are recorded over any it had, and
     ``average_symmetries`` (when not None) whether the network plays averaged over the
     board's symmetries (:func:`~sky_envs.agents.checkpoint.checkpoint_symmetries`);
     ``option_ranges`` (when not None) the options a network for every board covers;
     ``recipe`` (when not None) the env whose recipe made the network."""
+    for name, value in (search or {}).items():
+        if (error := search_setting_error(name, value)) is not None:
+            raise ValueError(error)
     policy, metadata = load_checkpoint(source)
     kind = (search or {}).get("rollout_policy")
     if kind is not None and (error := playout_error(kind, make_game(metadata["env_id"], **metadata["env_options"]))):
@@ -109,6 +115,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="record this search setting: leaves evaluated per network call (virtual loss)")
     parser.add_argument("--solver", action=argparse.BooleanOptionalAction,
                         help="record this search setting: back up proven wins and losses (perfect information)")
+    parser.add_argument("--root", choices=ROOTS,
+                        help="record this search setting: how the root spends the simulations (PUCT, or Gumbel-top-k "
+                             "with sequential halving)")
+    parser.add_argument("--gumbel-k", type=int, metavar="K",
+                        help="record this search setting: root actions the Gumbel root samples")
+    parser.add_argument("--gumbel-scale", type=float, metavar="S",
+                        help="record this search setting: the Gumbel root's noise scale (0: none)")
+    parser.add_argument("--c-scale", type=float, metavar="C",
+                        help="record this search setting: the weight of Q against the logits at the Gumbel root")
     parser.add_argument("--average-symmetries", action=argparse.BooleanOptionalAction,
                         help="record that the network plays averaged over the board's symmetries (raw and in search)")
     parser.add_argument("--option-ranges", metavar="JSON", type=json.loads,
@@ -123,7 +138,9 @@ def main(argv: list[str] | None = None) -> int:
         search = {key: value for key, value in (("rollout_weight", args.rollout_weight), ("c_puct", args.c_puct),
                                                 ("rollout_policy", args.rollout_policy),
                                                 ("leaves_per_call", args.leaves_per_call),
-                                                ("solver", args.solver)) if value is not None}
+                                                ("solver", args.solver), ("root", args.root),
+                                                ("gumbel_k", args.gumbel_k), ("gumbel_scale", args.gumbel_scale),
+                                                ("c_scale", args.c_scale)) if value is not None}
         result = ship(args.source, args.target, args.weights_dtype, args.positions, search=search,
                       average_symmetries=args.average_symmetries, option_ranges=args.option_ranges,
                       recipe=args.recipe)

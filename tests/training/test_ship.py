@@ -1,6 +1,7 @@
 """`python -m training.ship`: a trained checkpoint copied where it ships, float16 if asked."""
 
 import pytest
+import torch
 
 import sky_envs
 from sky_envs.agents import load_checkpoint, make_agent, save_checkpoint
@@ -15,6 +16,7 @@ SPEC = {"kind": "mlp", "hidden": [32]}
 @pytest.fixture
 def trained(tmp_path):
     game = sky_envs.make_game("sky_scrapers_v0", **OPTIONS)
+    torch.manual_seed(0)  # the same weights every run: float16 rounding flips a near tie of some random networks
     policy = build_policy(SPEC, game.observation_shape, game.num_actions)
     metadata = policy_metadata(game, OPTIONS, SPEC, algorithm="alphazero", steps=123, command="python -m x")
     return save_checkpoint(tmp_path / "final.pt", policy, metadata)
@@ -74,6 +76,24 @@ def test_a_recorded_rollout_policy_is_the_search_default_where_the_game_has_one(
     assert not (tmp_path / "out.pt").exists()
 
 
+def test_a_recorded_gumbel_root_is_the_search_default_and_puct_stays_one_suffix_away(trained, tmp_path, capsys):
+    target = tmp_path / "policy.pt"
+    assert ship.main([str(trained), str(target), "--root", "gumbel", "--gumbel-k", "8", "--gumbel-scale", "0.5",
+                      "--c-scale", "0.3", "--c-puct", "0.8", "--positions", "20"]) == 0
+    assert read_checkpoint(target)[0]["search"] == {"root": "gumbel", "gumbel_k": 8, "gumbel_scale": 0.5,
+                                                    "c_scale": 0.3, "c_puct": 0.8}
+    spec = dict(env_id="sky_scrapers_v0", env_options=OPTIONS)
+    search = make_agent(f"{target}@8", **spec).search
+    assert (search.root, search.gumbel_k, search.gumbel_scale, search.c_scale) == ("gumbel", 8, 0.5, 0.3)
+    assert make_agent(f"{target}@8+puct", **spec).search.root == "puct"
+    assert make_agent(f"{trained}@8", **spec).search.root == "puct"
+    assert ship.main([str(trained), str(tmp_path / "bad.pt"), "--gumbel-k", "0"]) == 2
+    assert "gumbel_k must be a positive integer" in capsys.readouterr().err and not (tmp_path / "bad.pt").exists()
+    with pytest.raises(SystemExit):
+        ship.main([str(trained), str(tmp_path / "bad.pt"), "--root", "alphabeta"])
+    assert "invalid choice" in capsys.readouterr().err and not (tmp_path / "bad.pt").exists()
+
+
 def test_a_recipe_is_recorded_beside_the_training_command_and_must_name_the_checkpoints_env(trained, tmp_path, capsys):
     target = tmp_path / "policy.pt"
     assert ship.main([str(trained), str(target), "--recipe", "sky_scrapers_v0", "--positions", "20"]) == 0
@@ -82,3 +102,11 @@ def test_a_recipe_is_recorded_beside_the_training_command_and_must_name_the_chec
     assert training["command"] == "python -m x" and training["steps"] == 123
     assert ship.main([str(trained), str(tmp_path / "other.pt"), "--recipe", "scala_v0", "--positions", "20"]) == 2
     assert "names another env" in capsys.readouterr().err and not (tmp_path / "other.pt").exists()
+
+
+def test_every_ship_setting_a_recipe_can_name_is_an_option_of_the_command(capsys):
+    from training.recipe_file import SHIP_OPTIONS
+    with pytest.raises(SystemExit):
+        ship.main(["--help"])
+    usage = capsys.readouterr().out
+    assert all(flag in usage for flag in SHIP_OPTIONS.values())

@@ -133,6 +133,7 @@ def test_a_stopped_ladder_resumes_to_the_same_ratings(tmp_path):
     waiting = [p for p in partial["pairings"] if not p["games"]]
     assert waiting and f"**Not finished**: {len(waiting)} of {len(partial['pairings'])} pairings" in text
     assert "not played yet" in text and "--resume` plays the rest" in text
+    assert "--out" in partial["command"] and "--out" not in text  # the shipped ladder's folder is the default
     assert run_ladder(stopped, "--games", "3", "--resume") == 0
     first, second = (json.loads((d / "ladder.json").read_text()) for d in (whole, stopped))
     assert second["ratings"] == first["ratings"]

@@ -183,18 +183,18 @@ def write_picture(ladder: dict, path: Path) -> Path:
     return path
 
 
-def without_out(command: str) -> str:
-    """A recorded ladder command without its ``--out``: the docs show the ladder shipped in
-    ``checkpoints/<env_id>/``, the folder the command writes to by default (a ladder is often
-    played in a run folder, then copied there)."""
-    words, kept = shlex.split(command), []
-    skip = False
-    for word in words:
+def shipped_command(command: str) -> str:
+    """A recorded ladder command as the docs show it: without its ``--out``, since the docs
+    show the ladder shipped in ``checkpoints/<env_id>/``, the folder the command writes to by
+    default (a ladder is often played in a run folder, then copied there), and without
+    ``--resume`` (the command that started it; the docs add ``--resume`` where it goes on)."""
+    kept, skip = [], False
+    for word in shlex.split(command):
         if skip:
             skip = False
         elif word == "--out":
             skip = True
-        elif not word.startswith("--out="):
+        elif not word.startswith("--out=") and word != "--resume":
             kept.append(word)
     return shlex.join(kept)
 
@@ -204,7 +204,7 @@ def unfinished_words(ladder: dict) -> str:
     agents still wait for games, and the command that plays them."""
     waiting = [p for p in ladder["pairings"] if not p["games"]]
     unrated = [a for a in ladder["agents"] if a not in ladder["ratings"]]
-    command = without_out(ladder.get("command") or f"python -m training.ladder {ladder['env_id']}")
+    command = shipped_command(ladder.get("command") or f"python -m training.ladder {ladder['env_id']}")
     return (f" **Not finished**: {len(waiting)} of {len(ladder['pairings'])} pairings have no games yet"
             + (f" ({', '.join(f'`{a}`' for a in unrated)} not rated at all)" if unrated else "")
             + f", and the ratings are those of the games so far; `{command} --resume` plays the rest.")
@@ -236,7 +236,7 @@ def ladder_markdown(ladder: dict, picture: str) -> str:
         lines.append(f"| {p['a']} vs {p['b']} | {p['wins']} | {p['draws']} | {p['losses']} | {p['score']:.2f} "
                      f"| [{p['ci95'][0]:.2f}, {p['ci95'][1]:.2f}] | {fit} | {clock} |")
     lines += ["", f"`fit` is the score the ratings predict; seconds are wall-clock on the project's 2-core machine "
-              f"shared with other work. Made by `{without_out(ladder.get('command', ''))}`."]
+              f"shared with other work. Made by `{shipped_command(ladder.get('command', ''))}`."]
     return "\n".join(lines) + "\n"
 
 

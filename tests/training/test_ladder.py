@@ -134,6 +134,8 @@ def test_a_stopped_ladder_resumes_to_the_same_ratings(tmp_path):
     assert waiting and f"**Not finished**: {len(waiting)} of {len(partial['pairings'])} pairings" in text
     assert "not played yet" in text and "--resume` plays the rest" in text
     assert "--out" in partial["command"] and "--out" not in text  # the shipped ladder's folder is the default
+    assert ladder.shipped_command("python -m training.ladder x --out /runs/l --games 20,50 --resume") == \
+        "python -m training.ladder x --games 20,50"
     assert run_ladder(stopped, "--games", "3", "--resume") == 0
     first, second = (json.loads((d / "ladder.json").read_text()) for d in (whole, stopped))
     assert second["ratings"] == first["ratings"]

@@ -27,7 +27,8 @@ def log_scale(x: torch.Tensor) -> torch.Tensor:
     """``sign(x) * log1p(|x|)``: raw counts of every range near the unit range.
 
     Computed as ``log1p(|x|)`` with ``x``'s sign copied on, in place: two passes over the
-    batch fewer than the formula (the same values; a ``-0.0`` entry stays ``-0.0``)."""
+    batch fewer than the formula, with equal values (a ``-0.0`` entry keeps its sign bit, where
+    the formula gives ``+0.0``)."""
     return torch.log1p(x.abs()).copysign_(x)
 
 

@@ -33,7 +33,7 @@ from sky_envs.agents.checkpoint import (WEIGHTS_DTYPES, CheckpointError, checkpo
                                        save_checkpoint)
 from sky_envs.agents.playouts import PLAYOUTS, playout_error
 from sky_envs.agents.policy import NetworkEvaluator
-from sky_envs.agents.search import ROOTS, search_setting_error
+from sky_envs.agents.search import ROOTS, SEARCH_SETTINGS
 from sky_envs.core.registry import make_game
 
 
@@ -71,9 +71,6 @@ def ship(source: str | Path, target: str | Path, weights_dtype: str = "float32",
     board's symmetries (:func:`~sky_envs.agents.checkpoint.checkpoint_symmetries`);
     ``option_ranges`` (when not None) the options a network for every board covers;
     ``recipe`` (when not None) the env whose recipe made the network."""
-    for name, value in (search or {}).items():
-        if (error := search_setting_error(name, value)) is not None:
-            raise ValueError(error)
     policy, metadata = load_checkpoint(source)
     kind = (search or {}).get("rollout_policy")
     if kind is not None and (error := playout_error(kind, make_game(metadata["env_id"], **metadata["env_options"]))):
@@ -135,12 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.positions < 1:
         parser.error("--positions must be at least 1")
     try:
-        search = {key: value for key, value in (("rollout_weight", args.rollout_weight), ("c_puct", args.c_puct),
-                                                ("rollout_policy", args.rollout_policy),
-                                                ("leaves_per_call", args.leaves_per_call),
-                                                ("solver", args.solver), ("root", args.root),
-                                                ("gumbel_k", args.gumbel_k), ("gumbel_scale", args.gumbel_scale),
-                                                ("c_scale", args.c_scale)) if value is not None}
+        # every search setting has its option, named as the setting (--c-puct sets c_puct)
+        search = {name: getattr(args, name) for name in SEARCH_SETTINGS if getattr(args, name) is not None}
         result = ship(args.source, args.target, args.weights_dtype, args.positions, search=search,
                       average_symmetries=args.average_symmetries, option_ranges=args.option_ranges,
                       recipe=args.recipe)

@@ -57,8 +57,7 @@ LADDERS = {
     "skybridge_v0": ["random", "greedy", "alphabeta@2", "mcts@100", "pretrained", "mcts@400", "pretrained@32",
                      "mcts@1000", "pretrained@200", "mcts@4000"],
     # Scala's MCTS (random playouts of a race that runs to the draw at max_turns) stands below
-    # greedy: greedy beat mcts@100 49-1-0, and mcts@400 to mcts@4000 drew nearly every game
-    # among themselves (2026-12-05, a ladder in the row of the other games, seed 0)
+    # greedy, so the row puts it first (docs/notes/2026-12-05-golden-rush-gumbel-root-and-ladders.md)
     "scala_v0": ["random", "mcts@100", "mcts@400", "mcts@1000", "mcts@4000", "greedy", "alphabeta@2", "pretrained",
                  "pretrained@32", "pretrained@200"],
     "highrise_heist_v0": ["random", "greedy", "alphabeta@2", "mcts@100", "mcts@400", "pretrained", "pretrained@32",

@@ -103,22 +103,24 @@ def slot_runs(num_envs: int, smallest: int) -> int:
     return min(SLOT_THREADS, num_envs) if num_envs >= smallest else 1
 
 
-def step_slot_runs(kernel, num_envs: int, runs: int, *args) -> None:
+def step_slot_runs(kernel, num_envs: int, runs: int, *args) -> list:
     """``kernel(first, stop, *args)`` over ``runs`` runs of neighbouring slots covering
-    ``0..num_envs``, side by side on threads (this one steps the last run). ``kernel`` is
-    compiled with ``nogil=True`` and writes only the slots of its run, so the games, and
+    ``0..num_envs``, side by side on threads (this one steps the last run); the runs' results
+    in order. ``kernel`` releases the GIL (a numba kernel compiled with ``nogil=True``, or
+    numpy's work on large arrays) and writes only the slots of its run, so the games, and
     their order, are those of one call over every slot. Python threads, not numba's
     ``parallel=True``: numba's default threading layer on Linux (GNU OpenMP) kills any child
     a process forks after using it (Python's ``fork`` start method, SB3's ``SubprocVecEnv``);
     a forked child starts its own threads."""
     global _pool
     if runs == 1:
-        kernel(0, num_envs, *args)
-        return
+        return [kernel(0, num_envs, *args)]
     if _pool is None:
         _pool = ThreadPoolExecutor(max_workers=SLOT_THREADS - 1, thread_name_prefix="sky_envs-slots")
     bounds = [run * num_envs // runs for run in range(runs + 1)]
     futures = [_pool.submit(kernel, bounds[run], bounds[run + 1], *args) for run in range(runs - 1)]
-    kernel(bounds[runs - 1], num_envs, *args)
-    for future in futures:
-        future.result()
+    try:
+        last = kernel(bounds[runs - 1], num_envs, *args)
+    finally:
+        earlier = [future.result() for future in futures]   # all runs end before this returns; an earlier run's error wins
+    return earlier + [last]

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from sky_envs.core.batched import BatchedGames, PythonBatchedGames
+from sky_envs.core.batched_kernel import slot_runs, step_slot_runs
 from sky_envs.core.options import integer_option
 from sky_envs.core.registry import canonical_id, make_game
 from sky_envs.core.state import Game, GameState, IllegalActionError
@@ -16,8 +17,7 @@ from sky_envs.core.state import Game, GameState, IllegalActionError
 #: the most games one VectorEnv holds (memory grows with it: see the vector guide)
 MAX_NUM_ENVS = 1 << 24
 ENGINES = ("auto", "python")
-#: rows of a mask :func:`random_actions` draws for at once (the draws are the same in chunks:
-#: ``rng.random`` gives the same numbers in pieces as in one call)
+#: rows of a mask :func:`random_actions` draws for at once (bounds the memory of the legal index)
 RANDOM_ACTION_CHUNK = 1 << 16
 #: masks at least this wide (and a multiple of 8), in batches of at least ``WIDE_BATCH``
 #: entries, are drawn from eight entries at a time (:func:`_wide_random_actions`); narrower ones
@@ -25,6 +25,10 @@ RANDOM_ACTION_CHUNK = 1 << 16
 #: ``np.flatnonzero``
 WIDE_MASK = 1024
 WIDE_BATCH = 1 << 16
+#: bytes of a wide mask read in one block (a block's passes then find it in a core's cache)
+WIDE_BLOCK_BYTES = 1 << 22
+#: the smallest batch of wide rows split between threads
+WIDE_THREADS_FROM = 1024
 #: one in each byte of a 64-bit word: the eight entries of a bool mask read as one word
 _BYTE_ONES = np.uint64(0x0101010101010101)
 
@@ -259,32 +263,47 @@ def make(env_id: str, num_envs: int, seed: int | None = None, positions: Sequenc
 
 
 def random_actions(action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per row of a bool ``(N, A)`` mask, in numpy: the
-    legal actions of all rows in one pass over the masks, then one draw per row."""
+    """One uniformly random legal action per row of a bool ``(N, A)`` mask, in numpy: one
+    uniform draw per row (``rng.random(N)``), then, for all rows together, the legal actions
+    of the rows and each row's pick among them.
+
+    Wide masks (Scala's 7,744 entries) are read in blocks of rows of about
+    ``WIDE_BLOCK_BYTES`` (the passes over a block then find it in the core's cache), and a
+    batch of at least ``WIDE_THREADS_FROM`` rows is split between the cores' threads
+    (``core.batched_kernel.step_slot_runs``; numpy releases the GIL over the arrays). The
+    picks are the same whichever way the rows are split."""
     mask = np.asarray(action_mask)
     if mask.dtype != bool or mask.ndim != 2:
         raise ValueError(f"action_mask must be a 2-d bool array, got dtype {mask.dtype} and {mask.ndim} dimensions")
     rows, width = mask.shape
-    if rows > RANDOM_ACTION_CHUNK:   # bounded memory: the legal index holds 8 bytes a legal action
-        return np.concatenate([_random_actions(mask[start:start + RANDOM_ACTION_CHUNK], rng, start)
-                               for start in range(0, rows, RANDOM_ACTION_CHUNK)])
-    return _random_actions(mask, rng, 0)
-
-
-def _random_actions(mask: np.ndarray, rng: np.random.Generator, first_row: int) -> np.ndarray:
-    rows, width = mask.shape
+    draws = rng.random(rows)
     if width >= WIDE_MASK and width % 8 == 0 and mask.size >= WIDE_BATCH:
-        return _wide_random_actions(mask, rng, first_row)
+        pick, block, runs = _wide_random_actions, max(1, WIDE_BLOCK_BYTES // width), slot_runs(rows, WIDE_THREADS_FROM)
+    else:   # bounded memory: the legal index holds 8 bytes a legal action
+        pick, block, runs = _random_actions, RANDOM_ACTION_CHUNK, 1
+
+    def pick_rows(first: int, stop: int) -> list[np.ndarray]:
+        return [pick(mask[start:min(start + block, stop)], draws[start:min(start + block, stop)], start)
+                for start in range(first, stop, block)]
+
+    parts = [part for run in step_slot_runs(pick_rows, rows, runs) for part in run]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
+def _random_actions(mask: np.ndarray, draws: np.ndarray, first_row: int) -> np.ndarray:
+    """The pick of each row of ``mask`` (rows ``first_row...`` of the whole mask), row ``r``
+    taking the ``floor(draws[r] * count)``-th of its legal actions."""
+    rows, width = mask.shape
     legal = np.flatnonzero(mask)                        # ascending
     row_starts = np.arange(rows + 1, dtype=np.int64) * width
     bounds = np.searchsorted(legal, row_starts)        # where each row's legal actions begin in legal
     counts = np.diff(bounds)
     _check_counts(counts, first_row)
-    picks = legal[bounds[:-1] + (rng.random(rows) * counts).astype(np.int64)]
+    picks = legal[bounds[:-1] + (draws * counts).astype(np.int64)]
     return picks - row_starts[:-1]
 
 
-def _wide_random_actions(mask: np.ndarray, rng: np.random.Generator, first_row: int) -> np.ndarray:
+def _wide_random_actions(mask: np.ndarray, draws: np.ndarray, first_row: int) -> np.ndarray:
     """:func:`_random_actions` for wide, sparse masks whose width is a multiple of 8 (Scala's
     7,744-entry rows hold about 60 legal actions), the same draws: the mask read as 64-bit
     words (eight entries each, a row a whole number of words), the words holding a legal action
@@ -306,7 +325,7 @@ def _wide_random_actions(mask: np.ndarray, rng: np.random.Generator, first_row: 
     before = np.concatenate((np.zeros(1, np.int64), through))[bounds]    # legal actions before each row
     counts = np.diff(before)
     _check_counts(counts, first_row)
-    pick = before[:-1] + (rng.random(rows) * counts).astype(np.int64)    # the draw's rank among all legal
+    pick = before[:-1] + (draws * counts).astype(np.int64)    # the draw's rank among all legal
     word = np.searchsorted(through, pick, side="right")                  # the held word holding it
     rank_in_word = pick - (through[word] - per_word[word])
     seen = np.cumsum(held[word].view(np.uint8).reshape(rows, 8), axis=1)  # legal entries up to each entry

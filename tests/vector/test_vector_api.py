@@ -116,18 +116,23 @@ def test_random_actions_are_legal_and_uniform():
     starts = np.cumsum(counts) - counts
     whole = legal[starts + (np.random.default_rng(2).random(len(big)) * counts).astype(np.int64)] % 7
     assert np.array_equal(chunked, whole)
+    assert vector.random_actions(np.zeros((0, 7), bool), rng).shape == (0,)
     with pytest.raises(ValueError, match="row 1 of action_mask has no legal action"):
         vector.random_actions(np.array([[True], [False]]), rng)
     with pytest.raises(ValueError, match="action_mask must be a 2-d bool array"):
         vector.random_actions(mask.astype(np.int8), rng)
 
 
-@pytest.mark.parametrize("rows, width, density", [(65, 1024, 0.01), (67, 1031, 0.3), (9, 7744, 0.0), (80, 1024, 0.9)])
+@pytest.mark.parametrize("rows, width, density", [(65, 1024, 0.01), (67, 1031, 0.3), (9, 7744, 0.0), (80, 1024, 0.9),
+                                                  (1100, 7744, 0.008)])
 def test_wide_masks_give_the_draws_of_flatnonzero(rows, width, density):
-    """Wide masks in large batches are drawn from eight entries at a time; the draws are those
+    """Wide masks in large batches are drawn from eight entries at a time (in blocks of rows,
+    split between threads from ``WIDE_THREADS_FROM`` rows: the last case); the draws are those
     of the plain pass over ``flatnonzero`` (odd sizes, a strided view, dense rows, and a bool
     view of bytes other than 0 and 1)."""
     assert width >= vector.env.WIDE_MASK and rows * width >= vector.env.WIDE_BATCH
+    if rows >= vector.env.WIDE_THREADS_FROM:
+        assert rows > 2 * (vector.env.WIDE_BLOCK_BYTES // width)      # several blocks in each thread's run
     generator = np.random.default_rng(width)
     mask = generator.random((rows, width)) < density
     mask[np.arange(rows), generator.integers(width, size=rows)] = True          # one legal action at least

@@ -102,9 +102,10 @@ def _tables():
 
 ADJ, JUMPS, STEPS = _tables()
 
-#: NEIGHBOURS[i]: the 8-neighbours of cell i; JUMP_OVERS[i] and JUMP_LANDINGS[i]: the cell
-#: jumped over and the landing cell of every jump from i (whose landing cell exists). Arrays
-#: padded with -1, for the compiled move generator (``kernels.py``).
+#: NEIGHBOURS[i]: the 8-neighbours of cell i, padded with -1; JUMP_OVERS[i, k] and
+#: JUMP_LANDINGS[i, k]: the cell jumped over and the landing cell of the jump from i in
+#: direction ``DIRECTIONS[k]``, both ``NUM_CELLS`` (no cell) where the landing is off the
+#: board. Arrays for the compiled move generator (``kernels.py``).
 NEIGHBOURS: np.ndarray
 JUMP_OVERS: np.ndarray
 JUMP_LANDINGS: np.ndarray
@@ -112,11 +113,11 @@ JUMP_LANDINGS: np.ndarray
 
 def _cell_arrays():
     neighbours = np.full((NUM_CELLS, 8), -1, dtype=np.int64)
-    overs = np.full((NUM_CELLS, 8), -1, dtype=np.int64)
-    lands = np.full((NUM_CELLS, 8), -1, dtype=np.int64)
+    overs = np.full((NUM_CELLS, 8), NUM_CELLS, dtype=np.int64)
+    lands = np.full((NUM_CELLS, 8), NUM_CELLS, dtype=np.int64)
     for i, (r, c) in enumerate(CELL_RC):
-        k = j = 0
-        for dr, dc in DIRECTIONS:
+        k = 0
+        for direction, (dr, dc) in enumerate(DIRECTIONS):
             over = CELL_AT.get((r + dr, c + dc))
             if over is None:
                 continue
@@ -124,8 +125,7 @@ def _cell_arrays():
             k += 1
             land = CELL_AT.get((r + 2 * dr, c + 2 * dc))
             if land is not None:
-                overs[i, j], lands[i, j] = over, land
-                j += 1
+                overs[i, direction], lands[i, direction] = over, land
     return neighbours, overs, lands
 
 

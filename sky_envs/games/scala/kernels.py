@@ -63,6 +63,23 @@ def _has(lo, hi, cell):
     return (hi >> (cell - HALF_BITS)) & 1
 
 
+#: the bits of a cell in ``legal_moves``' table of cells (the cell ``NUM_CELLS``, off the
+#: board, has none): a stone on it; empty and in no component found yet; empty (the goal the
+#: mover defends counts as occupied by neither and empty by no one: it is never a landing)
+_STONE, _FREE, _EMPTY = 1, 2, 4
+
+
+@njit(cache=True, inline="always")
+def _jumps(cells, cell, onto):
+    """Bit k: the jump from ``cell`` in direction k goes over a stone onto a cell with the
+    bit ``onto`` (``_FREE`` or ``_EMPTY``) in ``cells``; branch-free over the eight directions."""
+    shift = 2 if onto == _EMPTY else 1
+    jumps = 0
+    for k in range(8):
+        jumps |= (cells[JUMP_OVERS[cell, k]] & (cells[JUMP_LANDINGS[cell, k]] >> shift) & 1) << k
+    return jumps
+
+
 @njit(cache=True)
 def legal_moves(own_lo, own_hi, occ_lo, occ_hi, colour, mask, actions):
     """Fill ``mask`` (bool, 88 * 88, all False on entry) with the moves of the stones ``own``
@@ -75,7 +92,10 @@ def legal_moves(own_lo, own_hi, occ_lo, occ_hi, colour, mask, actions):
     components of its first landings. A jump moves two rows or columns at a time, so the
     cells a chain from a stone visits differ from it by even offsets, while the jumps over
     the stone itself join its neighbours: the components can be shared by all the stones.
-    Sets of cells are pairs of 44-bit halves (``lo``, ``hi``) throughout.
+    Sets of cells are pairs of 44-bit halves (``lo``, ``hi``); the search for components
+    reads a table of the cells (``_STONE``, ``_FREE``, ``_EMPTY`` bits), the eight directions
+    of a cell at once without a branch (``_jumps``: which way a jump goes is a coin toss to
+    the processor's branch predictor).
     """
     empty_lo = ~occ_lo & HALF
     empty_hi = ~occ_hi & HALF
@@ -84,7 +104,11 @@ def legal_moves(own_lo, own_hi, occ_lo, occ_hi, colour, mask, actions):
         empty_lo &= ~(1 << d)
     else:
         empty_hi &= ~(1 << (d - HALF_BITS))
-    free_lo, free_hi = empty_lo, empty_hi
+    cells = np.zeros(NUM_CELLS + 1, dtype=np.int64)
+    for i in range(HALF_BITS):
+        cells[i] = ((occ_lo >> i) & 1) | ((empty_lo >> i) & 1) * (_FREE | _EMPTY)
+        cells[HALF_BITS + i] = ((occ_hi >> i) & 1) | ((empty_hi >> i) & 1) * (_FREE | _EMPTY)
+    component_of = np.empty(NUM_CELLS, dtype=np.int64)
     comp_lo = np.empty(NUM_CELLS, dtype=np.int64)
     comp_hi = np.empty(NUM_CELLS, dtype=np.int64)
     todo = np.empty(NUM_CELLS, dtype=np.int64)
@@ -98,50 +122,39 @@ def legal_moves(own_lo, own_hi, occ_lo, occ_hi, colour, mask, actions):
             start = _index_of(low) + half * HALF_BITS
             r_lo = ADJ_HALVES[start, 0] & empty_lo
             r_hi = ADJ_HALVES[start, 1] & empty_hi
-            for k in range(8):
-                land = JUMP_LANDINGS[start, k]
-                if land < 0:
-                    break
-                if not (_has(occ_lo, occ_hi, JUMP_OVERS[start, k]) and _has(empty_lo, empty_hi, land)):
-                    continue
-                if _has(free_lo, free_hi, land):      # a new component: flood it
+            jumps = _jumps(cells, start, _EMPTY)
+            while jumps:
+                direction = jumps & -jumps
+                jumps ^= direction
+                land = JUMP_LANDINGS[start, _index_of(direction)]
+                if cells[land] & _FREE:                 # a new component: flood it
                     c_lo = c_hi = 0
                     todo[0] = land
+                    cells[land] ^= _FREE
                     end = 1
-                    if land < HALF_BITS:
-                        free_lo ^= 1 << land
-                    else:
-                        free_hi ^= 1 << (land - HALF_BITS)
                     i = 0
                     while i < end:
                         cell = todo[i]
                         i += 1
+                        component_of[cell] = comps
                         if cell < HALF_BITS:
                             c_lo |= 1 << cell
                         else:
                             c_hi |= 1 << (cell - HALF_BITS)
-                        for j in range(8):
-                            nxt = JUMP_LANDINGS[cell, j]
-                            if nxt < 0:
-                                break
-                            if _has(occ_lo, occ_hi, JUMP_OVERS[cell, j]) and _has(free_lo, free_hi, nxt):
-                                if nxt < HALF_BITS:
-                                    free_lo ^= 1 << nxt
-                                else:
-                                    free_hi ^= 1 << (nxt - HALF_BITS)
-                                todo[end] = nxt
-                                end += 1
+                        onward = _jumps(cells, cell, _FREE)
+                        while onward:
+                            step = onward & -onward
+                            onward ^= step
+                            nxt = JUMP_LANDINGS[cell, _index_of(step)]
+                            cells[nxt] ^= _FREE
+                            todo[end] = nxt
+                            end += 1
                     comp_lo[comps] = c_lo
                     comp_hi[comps] = c_hi
                     comps += 1
-                    r_lo |= c_lo
-                    r_hi |= c_hi
-                else:
-                    for c in range(comps):
-                        if _has(comp_lo[c], comp_hi[c], land):
-                            r_lo |= comp_lo[c]
-                            r_hi |= comp_hi[c]
-                            break
+                c = component_of[land]
+                r_lo |= comp_lo[c]
+                r_hi |= comp_hi[c]
             row = start * NUM_CELLS
             while r_lo:
                 low = r_lo & -r_lo

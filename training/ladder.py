@@ -68,6 +68,7 @@ LADDERS = {
                        "pretrained@200", "mcts@4000"],
 }
 REACH = 2   # each agent plays the next REACH agents of the row
+DEFAULT_ROUNDS = "20,50,100"   # --games: every pairing to 20 games, then to 50, then to 100
 ELO = 400 / math.log(10)
 
 
@@ -198,15 +199,36 @@ def shipped_command(command: str) -> str:
     return shlex.join(kept)
 
 
+def recorded_rounds(command: str) -> list[int]:
+    """The rounds (``--games``) of a recorded ladder command; the default's if it names none."""
+    words = shlex.split(command)
+    for i, word in enumerate(words):
+        if word == "--games" and i + 1 < len(words):
+            return game_rounds(words[i + 1])
+        if word.startswith("--games="):
+            return game_rounds(word.split("=", 1)[1])
+    return game_rounds(DEFAULT_ROUNDS)
+
+
 def unfinished_words(ladder: dict) -> str:
-    """What the docs say of a ladder that stopped before its last round: which pairings and
-    agents still wait for games, and the command that plays them."""
-    waiting = [p for p in ladder["pairings"] if not p["games"]]
+    """What the docs say of a ladder that stopped before its last round: the pairings that
+    still wait for games (or, where every pairing has some, how far the round under way has
+    gone), the agents not rated yet, and the command that plays the rest."""
+    pairings = ladder["pairings"]
+    waiting = [p for p in pairings if not p["games"]]
     unrated = [a for a in ladder["agents"] if a not in ladder["ratings"]]
     command = shipped_command(ladder.get("command") or f"python -m training.ladder {ladder['env_id']}")
-    return (f" **Not finished**: {len(waiting)} of {len(ladder['pairings'])} pairings have no games yet"
+    if waiting:
+        progress = f"{len(waiting)} of {len(pairings)} pairings have no games yet"
+    else:
+        short = [r for r in recorded_rounds(command) if any(p["games"] < r for p in pairings)]
+        progress = f"every pairing has played {min(p['games'] for p in pairings)} games or more"
+        if short:
+            reached = sum(p["games"] >= short[0] for p in pairings)
+            progress += f" ({reached} of {len(pairings)} have reached the round of {short[0]})"
+    return (f" **Not finished**: {progress}"
             + (f" ({', '.join(f'`{a}`' for a in unrated)} not rated at all)" if unrated else "")
-            + f", and the ratings are those of the games so far; `{command} --resume` plays the rest.")
+            + f". The ratings are those of the games so far; `{command} --resume` plays the rest.")
 
 
 def ladder_markdown(ladder: dict, picture: str) -> str:
@@ -291,7 +313,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser.add_argument("env", help="env id (its shipped network's options are played)")
     parser.add_argument("--agents", nargs="+", help="the row of agents, weakest expected first (default: the game's "
                                                     "ladder, see LADDERS); must include random")
-    parser.add_argument("--games", default="20,50,100", metavar="N[,N...]",
+    parser.add_argument("--games", default=DEFAULT_ROUNDS, metavar="N[,N...]",
                         help="games per pairing: rising totals, one round each (every pairing to the first, then "
                              "to the next, ...)")
     parser.add_argument("--reach", type=int, default=REACH, help="each agent plays the next REACH agents of the row")

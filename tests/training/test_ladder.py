@@ -133,6 +133,12 @@ def test_a_stopped_ladder_resumes_to_the_same_ratings(tmp_path):
     waiting = [p for p in partial["pairings"] if not p["games"]]
     assert waiting and f"**Not finished**: {len(waiting)} of {len(partial['pairings'])} pairings" in text
     assert "not played yet" in text and "--resume` plays the rest" in text
+    # a ladder whose every pairing has games, stopped in a later round, says how far that round went
+    later = {**partial, "command": "python -m training.ladder x --games 3,5",
+             "pairings": [{**p, "games": 5 if i == 0 else 3} for i, p in enumerate(partial["pairings"])]}
+    assert (f"**Not finished**: every pairing has played 3 games or more (1 of {len(partial['pairings'])} have "
+            "reached the round of 5)") in ladder.unfinished_words(later)
+    assert ladder.recorded_rounds("python -m training.ladder x") == [20, 50, 100]
     assert "--out" in partial["command"] and "--out" not in text  # the shipped ladder's folder is the default
     assert ladder.shipped_command("python -m training.ladder x --out /runs/l --games 20,50 --resume") == \
         "python -m training.ladder x --games 20,50"

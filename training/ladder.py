@@ -200,7 +200,8 @@ def shipped_command(command: str) -> str:
 
 
 def recorded_rounds(command: str) -> list[int]:
-    """The rounds (``--games``) of a recorded ladder command; the default's if it names none."""
+    """The rounds (``--games``) of a recorded ladder command; the default's if it names none
+    (for a ``ladder.json`` that does not record its ``rounds``)."""
     words = shlex.split(command)
     for i, word in enumerate(words):
         if word == "--games" and i + 1 < len(words):
@@ -221,7 +222,8 @@ def unfinished_words(ladder: dict) -> str:
     if waiting:
         progress = f"{len(waiting)} of {len(pairings)} pairings have no games yet"
     else:
-        short = [r for r in recorded_rounds(command) if any(p["games"] < r for p in pairings)]
+        rounds = ladder.get("rounds") or recorded_rounds(command)   # files written before "rounds" was
+        short = [r for r in rounds if any(p["games"] < r for p in pairings)]
         progress = f"every pairing has played {min(p['games'] for p in pairings)} games or more"
         if short:
             reached = sum(p["games"] >= short[0] for p in pairings)
@@ -353,7 +355,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     command = f"{parser.prog} " + shlex.join(sys.argv[1:] if argv is None else argv)
     pairings = ladder_pairings(agents, args.reach)
     results = [recorded(a, b, known.get((a, b), {}), rounds[-1]) for a, b in pairings]
-    fields = {"seed": args.seed, "reach": args.reach, "command": command}
+    fields = {"seed": args.seed, "reach": args.reach, "rounds": rounds, "command": command}
 
     def save(complete: bool) -> dict:
         ladder = build_ladder(env_id, options, agents, results, seats, timing, complete=complete, **fields)

@@ -88,7 +88,7 @@ def run_ladder(out, *extra):
 def test_the_ladder_command_writes_ratings_intervals_and_picture(tmp_path):
     assert run_ladder(tmp_path, "--games", "2,3") == 0
     data = json.loads((tmp_path / "ladder.json").read_text())
-    assert data["complete"] and data["seats"] == 2 and data["agents"] == AGENTS
+    assert data["complete"] and data["seats"] == 2 and data["agents"] == AGENTS and data["rounds"] == [2, 3]
     assert sorted(data["ratings"]) == sorted(AGENTS) and data["ratings"]["random"]["rating"] == 0
     for name, r in data["ratings"].items():
         assert r["ci95"][0] <= r["rating"] <= r["ci95"][1]
@@ -134,10 +134,15 @@ def test_a_stopped_ladder_resumes_to_the_same_ratings(tmp_path):
     assert waiting and f"**Not finished**: {len(waiting)} of {len(partial['pairings'])} pairings" in text
     assert "not played yet" in text and "--resume` plays the rest" in text
     # a ladder whose every pairing has games, stopped in a later round, says how far that round went
-    later = {**partial, "command": "python -m training.ladder x --games 3,5",
+    assert partial["rounds"] == [3]
+    later = {**partial, "rounds": [3, 5],
              "pairings": [{**p, "games": 5 if i == 0 else 3} for i, p in enumerate(partial["pairings"])]}
-    assert (f"**Not finished**: every pairing has played 3 games or more (1 of {len(partial['pairings'])} have "
-            "reached the round of 5)") in ladder.unfinished_words(later)
+    words = (f"**Not finished**: every pairing has played 3 games or more (1 of {len(partial['pairings'])} have "
+             "reached the round of 5)")
+    assert words in ladder.unfinished_words(later)
+    # a ladder.json written before it recorded its rounds: they are read from its command
+    older = {key: value for key, value in later.items() if key != "rounds"}
+    assert words in ladder.unfinished_words({**older, "command": "python -m training.ladder x --games 3,5"})
     assert ladder.recorded_rounds("python -m training.ladder x") == [20, 50, 100]
     assert "--out" in partial["command"] and "--out" not in text  # the shipped ladder's folder is the default
     assert ladder.shipped_command("python -m training.ladder x --out /runs/l --games 20,50 --resume") == \

@@ -15,7 +15,7 @@ setup(
     package_data={
         "sky_envs": ["**/*.json", "**/*.yaml", "**/*.txt", "**/*.md",
                      "play/static/*.html", "play/static/*.js", "play/static/*.css", "play/static/*.svg"],
-        "sky_envs.checkpoints": ["*/policy.pt", "*/report.json"],
+        "sky_envs.checkpoints": ["*/policy.pt", "*/universal.pt", "*/pretrained.json", "*/report.json"],
         "sky_envs.configs": ["*.yaml", "**/*.yaml"],
     },
 )

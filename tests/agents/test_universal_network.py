@@ -17,7 +17,8 @@ from sky_envs.agents.network import build_policy, forward, game_layout, normaliz
 from sky_envs.agents.pretrained import pretrained_path
 from tests import REPO_ROOT
 from tests.training.training_support import one_torch_thread  # noqa: F401 (fixture)
-from training.board_free import specialist_weights
+from training.tournament import match
+from training.board_free import fit_value_head, specialist_positions, specialist_weights
 
 ANY = {"kind": "resnet", "channels": 8, "blocks": 1, "head_channels": 4, "head_hidden": [8], "policy_head": "moves",
        "any_board": True}
@@ -173,6 +174,24 @@ def test_the_specialists_weights_start_a_board_free_network_that_plays_its_moves
         state.apply(int(legal[int(theirs.argmax())]))
 
 
+
+def test_the_value_head_is_fitted_to_the_specialists_values_and_nothing_else_moves():
+    specialist = open_checkpoint(REPO_ROOT / SPECIALIST, "sky_scrapers_v0", {})
+    spec = {**specialist.metadata["network"], "any_board": True}
+    policy = any_board_policy(specialist.game, spec=spec)
+    policy.load_state_dict(specialist_weights(specialist.policy, policy))
+    observations, values = specialist_positions(specialist.policy, specialist.game, games=6, seed=5)
+    again = specialist_positions(specialist.policy, specialist.game, games=6, seed=5)
+    assert np.array_equal(observations, again[0]) and np.array_equal(values, again[1])   # seeded games
+    assert len(observations) > 6 * 20 and values.std() > 0.05
+    probe = torch.from_numpy(observations[:32])
+    logits_before = forward(policy, probe)[0]
+    fit = fit_value_head(policy, observations, values, steps=200, seed=0)
+    assert fit["positions"] == len(observations)
+    assert fit["held_out_mse"] < 0.5 * fit["held_out_mse_before"]   # the untrained head was far off
+    assert torch.equal(forward(policy, probe)[0], logits_before)    # the trunk and the moves head held fixed
+
+
 BOARDS = {"6x6 default": {}, "8x8 square": {"board": "square", "rows": 8, "cols": 8, "positioning": "random"},
           "6x6 hex": {"board": "random", "rows": 6, "cols": 6, "positioning": "random", "lines": "hex"},
           "8x8 four seats": {"players": 4}}
@@ -196,20 +215,41 @@ def test_one_checkpoint_plays_whole_games_on_the_boards_of_the_target(tmp_path, 
     assert moves > 10 and len(state.returns()) == game.num_players
 
 
-def test_pretrained_resolves_the_shipped_specialists_as_before():
-    """No env ships pretrained.json today: ``pretrained`` is ``checkpoints/<env_id>/policy.pt``
-    whatever the options, and options of other shapes are refused when it is opened, as before."""
+def test_pretrained_is_each_envs_specialist_on_its_options_and_the_network_for_every_board_elsewhere():
+    """Every env's ``pretrained`` on its network's own options is ``checkpoints/<env_id>/policy.pt``
+    as before; Sky Scrapers' folder lists ``universal.pt`` after it (``pretrained.json``), which
+    plays every board its option ranges cover, and options outside them are refused by name."""
     shipped = sorted((REPO_ROOT / "checkpoints").glob("*/policy.pt"))
     assert len(shipped) >= 6
     for path in shipped:
         env_id = path.parent.name
-        assert not (path.parent / "pretrained.json").exists()
         options = read_checkpoint(path)[0]["env_options"]
         assert pretrained_path(env_id) == pretrained_path(env_id, options) == path
-    eight = {"board": "square", "rows": 8, "cols": 8}
-    assert pretrained_path("sky_scrapers_v0", eight) == REPO_ROOT / SPECIALIST
-    with pytest.raises(CheckpointError, match="expects observations"):
-        make_agent("pretrained", env_id="sky_scrapers_v0", env_options=eight)
+        assert (path.parent / "pretrained.json").exists() == (env_id == "sky_scrapers_v0")
+    universal = REPO_ROOT / "checkpoints" / "sky_scrapers_v0" / "universal.pt"
+    for options in BOARDS.values():
+        assert pretrained_path("sky_scrapers_v0", options) == (universal if options else REPO_ROOT / SPECIALIST)
+    for options in ({"board": "random", "rows": 5, "cols": 7, "positioning": "random"},
+                    {"board": "square", "rows": 4, "cols": 4, "lines": "orthogonal", "positioning": "strategic"},
+                    {"board": "square", "rows": 10, "cols": 10, "lines": "hex", "players": 4, "positioning": "random"}):
+        assert pretrained_path("sky_scrapers_v0", options) == universal
+    twelve = {"board": "square", "rows": 12, "cols": 12}
+    with pytest.raises(ValueError, match="no network shipped for sky_scrapers_v0 plays.*12 is outside the range"):
+        make_agent("pretrained", env_id="sky_scrapers_v0", env_options=twelve)
+
+
+@pytest.mark.parametrize("options", list(BOARDS.values())[1:], ids=list(BOARDS)[1:])
+def test_the_shipped_network_for_every_board_plays_legally_and_beats_random_with_a_small_search(options):
+    """Whole games at 16 simulations on each target board (an illegal move raises in ``match``)."""
+    metadata = read_checkpoint(REPO_ROOT / "checkpoints" / "sky_scrapers_v0" / "universal.pt")[0]
+    assert metadata["training"]["command"].startswith(
+        "python -m training.board_free --specialist checkpoints/sky_scrapers_v0/policy.pt --config configs/recipes/")
+    fit = metadata["training"]["value_fit"]
+    assert fit["held_out_mse"] < 0.3 * fit["held_out_target_variance"]   # it reads the specialist's values
+    search = make_agent("pretrained@16", env_id="sky_scrapers_v0", env_options=options, seed=0)
+    result = match("sky_scrapers_v0", options, ("search", search), ("random", make_agent("random", seed=1)), 4, seed=3)
+    if sky_envs.make_game("sky_scrapers_v0", **options).num_players == 2:   # four seats: whole legal games only
+        assert result.score / result.games >= 0.75                          # (three random players are noisy)
 
 
 def test_pretrained_resolves_per_configuration(tmp_path):

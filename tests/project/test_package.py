@@ -1,6 +1,7 @@
 """The installed package is the whole product: the wheel carries training, the shipped
 checkpoints and the default configs, and the ``sky-envs`` command runs outside the clone."""
 
+import json
 import os
 import subprocess
 import sys
@@ -30,6 +31,10 @@ def test_wheel_lists_every_shipped_checkpoint_and_default_config(wheel):
         env_id = env_dir.parent.name
         assert f"sky_envs/checkpoints/{env_id}/policy.pt" in names
         assert f"sky_envs/checkpoints/{env_id}/report.json" in names
+    for extra in sorted((REPO_ROOT / "checkpoints").glob("*/pretrained.json")):   # an env shipping several networks
+        assert f"sky_envs/checkpoints/{extra.parent.name}/pretrained.json" in names
+        for network in json.loads(extra.read_text())["networks"]:
+            assert f"sky_envs/checkpoints/{extra.parent.name}/{network['file']}" in names
     for game in GAMES:
         assert f"sky_envs/configs/{game}.yaml" in names
     assert "sky_envs/training/train.py" in names and "sky_envs/benchmarks/throughput.py" in names
@@ -63,6 +68,9 @@ def test_installed_wheel_runs_outside_the_clone(wheel, tmp_path):
                   "--no-progress")
     assert "policy vs random" in trained and list(work.glob("runs/highrise_heist_v0-*/evaluation.json"))
     run(str(python), "-c", "from sky_envs.agents import make_agent; make_agent('pretrained@8', env_id='sky_towers_v0')")
+    where = run(str(python), "-c", "from sky_envs.agents.pretrained import pretrained_path; print(pretrained_path("
+                                   "'sky_scrapers_v0', {'board': 'square', 'rows': 8, 'cols': 8}))")
+    assert where.strip().endswith("sky_envs/checkpoints/sky_scrapers_v0/universal.pt")   # the network for every board
 
 
 def test_gymnasium_make_imports_sky_envs_itself():

@@ -16,7 +16,10 @@ recipe file's path). Everything happens in one run folder (``--run-dir``, defaul
     01_<stage>/            stage 1's training.train run: config.yaml (the stage's config with its
                            budget and inputs filled in), checkpoints, final.pt, shipped.pt (with ship:)
     02_<stage>/ ...
-    shipped/               policy.pt and the reports: the same files as checkpoints/<env_id>/
+    board_free/            start.pt, made from shipped/policy.pt by training.board_free (a recipe
+                           with board_free: only)
+    shipped/               policy.pt (and board_free's file) and the reports: the same files as
+                           checkpoints/<env_id>/
 
 Each step is an ordinary command (``training.train``, ``training.ship``, ``training.evaluate``),
 run in this process (or as a Ray task) and printed before it runs, so any step can be rerun by
@@ -56,12 +59,14 @@ import yaml
 
 from sky_envs.core.arguments import HelpFormatter, module_prog
 from .config import load_config
-from .recipe_file import SHIP_OPTIONS, SHIPPED_NAME, Recipe, Stage, load_recipe, recipe_from_dict
+from sky_envs.agents import split_spec
+from .recipe_file import SHIP_OPTIONS, SHIPPED_NAME, Recipe, Stage, config_path, load_recipe, recipe_from_dict
 from .run_folder import STATE, atomic_write
 from .signals import deferred_interrupts, interrupts_as_keyboard
 
 STATE_FILE = "recipe.json"
 SHIPPED = "shipped"
+BOARD_FREE = "board_free"   # the step (and folder) that makes the recipe's second network
 PACKAGE = __package__  # "training" in the clone, "sky_envs.training" installed
 
 
@@ -143,10 +148,25 @@ def plan(recipe: Recipe, run_dir: Path, scale: float = 1.0, workers: int = 1, pr
     steps.append(Step("ship", f"{PACKAGE}.ship", [str(stage_output(run_dir, recipe, recipe.stages[-1].name)),
                                                    str(out / SHIPPED_NAME), *positions, *ship_options(recipe.ship),
                                                    "--recipe", recipe.env_id]))
+    files = [SHIPPED_NAME]
+    if recipe.board_free:
+        free, start = recipe.board_free, run_dir / BOARD_FREE / "start.pt"
+        files.append(free.file)
+        steps.append(Step(BOARD_FREE, f"{PACKAGE}.board_free",
+                          ["--specialist", str(out / SHIPPED_NAME), "--config", str(free.config_path), "--out", str(start),
+                           "--value-games", str(scaled(free.value_games, scale, least=0)),
+                           "--value-steps", str(scaled(free.value_steps, scale))]))
+        steps.append(Step(f"ship {BOARD_FREE}", f"{PACKAGE}.ship", [str(start), str(out / free.file), *positions,
+                                                                     *ship_options(free.ship), "--recipe", recipe.env_id]))
     config = stage_folder(run_dir, len(recipe.stages), recipe.stages[-1]) / "config.yaml"
+
+    def shipped(spec: str) -> str:
+        base = split_spec(spec)[0]
+        return str(out / base) + spec[len(base):] if base in files else spec
+
     for report in recipe.reports:
-        argv = ["--config", str(config), "--agents", *[spec.replace(SHIPPED_NAME, str(out / SHIPPED_NAME))
-                                                        for spec in report.agents]]
+        argv = ["--config", str(config_path(report.config) if report.config else config),
+                "--agents", *[shipped(spec) for spec in report.agents]]
         if report.pairings:
             argv += ["--pairings", *report.pairings]
         argv += ["--games", str(scaled(report.games, scale, least=2)), "--seed", str(report.seed),
@@ -205,7 +225,8 @@ def describe(recipe: Recipe, steps: list[Step], run_dir: Path, scale: float, don
             lines.append(f"  {step.key}: {kind}, {scaled(stage.budget, scale):,} steps of {stage.config}{inputs} "
                          f"({cost})")
         else:
-            lines.append(f"  {step.key}" + (" (seconds)" if step.key.startswith("ship") else ""))
+            cost = " (seconds)" if step.key.startswith("ship") else " (a minute or two)" if step.key == BOARD_FREE else ""
+            lines.append(f"  {step.key}{cost}")
         state = "done" if step.key in done else ("started" if step.started and step.started.exists() else "")
         if state and (seconds or {}).get(step.key):
             state += f" in {minutes(seconds[step.key])}" if state == "done" else f", {minutes(seconds[step.key])} so far"

@@ -14,15 +14,25 @@ stage's network is shipped and which reports are played on it::
         init_from: imitate_alphabeta                  # train.init_from: an earlier stage's output
         budget: 600000
     ship: {}                                          # training.ship's settings for the shipped file
-    reports:                                          # training.evaluate runs on the shipped file
+    board_free:                                       # optional: a second network made from the shipped one
+      file: universal.pt                              #   its name beside policy.pt
+      config: recipes/sky_scrapers_v0/universal/1_every_board.yaml   # training.board_free's --config
+      value_games: 3000                               #   --value-games and --value-steps
+      value_steps: 6000
+      ship: {c_puct: 2.0}                             #   training.ship's settings for it
+    reports:                                          # training.evaluate runs on the shipped files
       - {stem: report, agents: [policy.pt, random], pairings: ["policy:random"], games: 200, seed: 0}
+      - {stem: report_5x5, config: sky_scrapers_5x5.yaml, agents: [universal.pt@200, mcts@400], games: 200}
 
 A stage's inputs are only earlier stages' outputs: ``init_from: STAGE`` (the weights it
 starts from) and ``expert: STAGE@N`` (``alphazero.expert``: that network's search with N
 simulations). A stage's output is its run's ``final.pt``, or with ``ship:`` (the same
 settings as the recipe's ``ship``) that file shipped with those settings: the search
 settings a later stage's ``expert`` plays with, or float16 weights a later stage starts
-from. In ``reports``, ``policy.pt`` is the shipped file (``policy.pt@N``: its search).
+from. In ``reports``, ``policy.pt`` is the shipped file (``policy.pt@N``: its search) and
+``board_free.file`` the second one, which :mod:`training.board_free` makes from the shipped
+file (a network whose weights fit every board) and ``training.ship`` ships; a report plays
+the last stage's config unless it names its own ``config`` (under configs/, or absolute).
 Every key is checked when the file is read (:func:`load_recipe`); a config's own
 ``train.init_from`` and checkpoint ``alphazero.expert`` are always replaced by the recipe's.
 """
@@ -46,7 +56,8 @@ SHIP_OPTIONS = {"weights_dtype": "--weights-dtype", "c_puct": "--c-puct", "rollo
                 "root": "--root", "gumbel_k": "--gumbel-k", "gumbel_scale": "--gumbel-scale", "c_scale": "--c-scale",
                 "average_symmetries": "--average-symmetries"}
 STAGE_KEYS = {"name", "config", "budget", "init_from", "expert", "ship", "wall_clock_s"}
-REPORT_KEYS = {"stem", "agents", "pairings", "games", "seed"}
+REPORT_KEYS = {"stem", "agents", "pairings", "games", "seed", "config"}
+BOARD_FREE_KEYS = {"file", "config", "value_games", "value_steps", "ship"}
 SHIPPED_NAME = "policy.pt"
 
 
@@ -76,6 +87,22 @@ class Report:
     pairings: list[str]
     games: int
     seed: int = 0
+    config: str | None = None    # the config whose game it plays (default: the last stage's)
+
+
+@dataclass(frozen=True)
+class BoardFree:
+    """A second shipped network made from the first by :mod:`training.board_free`."""
+
+    file: str                    # its name beside the shipped policy.pt, e.g. universal.pt
+    config: str                  # training.board_free's --config (its network, env and mixture)
+    value_games: int = 3000
+    value_steps: int = 6000
+    ship: dict = field(default_factory=dict)  # training.ship settings of it
+
+    @property
+    def config_path(self) -> Path:
+        return config_path(self.config)
 
 
 @dataclass(frozen=True)
@@ -85,6 +112,7 @@ class Recipe:
     ship: dict
     reports: list[Report]
     source: str = ""             # the file it was read from
+    board_free: BoardFree | None = None
 
     def stage(self, name: str) -> Stage:
         return next(stage for stage in self.stages if stage.name == name)
@@ -94,7 +122,10 @@ class Recipe:
         return {"env": self.env_id, "source": self.source,
                 "stages": [{key: value for key, value in vars(stage).items() if value not in (None, {})}
                            for stage in self.stages],
-                "ship": dict(self.ship), "reports": [dict(vars(report)) for report in self.reports]}
+                "ship": dict(self.ship),
+                "reports": [{key: value for key, value in vars(report).items() if value is not None}
+                            for report in self.reports],
+                **({"board_free": dict(vars(self.board_free))} if self.board_free else {})}
 
 
 def config_path(name: str) -> Path:
@@ -126,21 +157,24 @@ def load_recipe(env_or_file: str) -> Recipe:
 
 def recipe_from_dict(data, source: str = "") -> Recipe:
     where = source or "the recipe"
-    if not isinstance(data, dict) or set(data) - {"env", "stages", "ship", "reports", "source"} \
+    if not isinstance(data, dict) or set(data) - {"env", "stages", "ship", "reports", "source", "board_free"} \
             or not {"env", "stages"} <= set(data):
-        raise ValueError(f"{where}: expected a mapping with env, stages and optionally ship and reports, got "
-                         f"{sorted(data) if isinstance(data, dict) else type(data).__name__}")
+        raise ValueError(f"{where}: expected a mapping with env, stages and optionally ship, board_free and reports, "
+                         f"got {sorted(data) if isinstance(data, dict) else type(data).__name__}")
     env_id = canonical_id(data["env"])
     if not isinstance(data["stages"], list) or not data["stages"]:
         raise ValueError(f"{where}: stages must be a non-empty list")
     stages: list[Stage] = []
     for number, entry in enumerate(data["stages"], 1):
         stages.append(_stage(entry, stages, env_id, f"{where}: stage {number}"))
-    reports = [_report(entry, f"{where}: report {number}") for number, entry in enumerate(data.get("reports") or [], 1)]
+    board_free = _board_free(data["board_free"], env_id, f"{where}: board_free") if data.get("board_free") else None
+    files = [SHIPPED_NAME] + ([board_free.file] if board_free else [])
+    reports = [_report(entry, files, env_id, f"{where}: report {number}")
+               for number, entry in enumerate(data.get("reports") or [], 1)]
     if len({report.stem for report in reports}) < len(reports):
         raise ValueError(f"{where}: two reports share a stem")
     return Recipe(env_id, stages, _ship(data.get("ship") or {}, f"{where}: ship"), reports,
-                  data.get("source") or source)
+                  data.get("source") or source, board_free)
 
 
 def _stage(entry, earlier: list[Stage], env_id: str, where: str) -> Stage:
@@ -191,17 +225,47 @@ def _ship(settings, where: str) -> dict:
     return dict(settings)
 
 
-def _report(entry, where: str) -> Report:
+def _env_config(name: str, env_id: str, where: str) -> None:
+    """``ValueError`` unless config ``name`` is a valid config of ``env_id``."""
+    try:
+        config = load_config(config_path(name))
+    except ValueError as error:
+        raise ValueError(f"{where}: {error}") from None
+    if canonical_id(config["env"]["id"]) != env_id:
+        raise ValueError(f"{where}: {str(config_path(name))!r} plays {config['env']['id']}, not {env_id}")
+
+
+def _board_free(entry, env_id: str, where: str) -> BoardFree:
+    if not isinstance(entry, dict) or set(entry) - BOARD_FREE_KEYS or not {"file", "config"} <= set(entry):
+        raise ValueError(f"{where}: expected a mapping with file, config and optionally value_games, value_steps "
+                         f"and ship, got {entry!r}")
+    board_free = BoardFree(str(entry["file"]), str(entry["config"]), entry.get("value_games", 3000),
+                           entry.get("value_steps", 6000), _ship(entry.get("ship") or {}, where))
+    if not board_free.file.endswith(".pt") or "/" in board_free.file or board_free.file == SHIPPED_NAME:
+        raise ValueError(f"{where}: file must be a .pt file name other than {SHIPPED_NAME}, got {board_free.file!r}")
+    for key in ("value_games", "value_steps"):
+        value = getattr(board_free, key)
+        if isinstance(value, bool) or not isinstance(value, int) or value < (0 if key == "value_games" else 1):
+            raise ValueError(f"{where}: {key} must be a whole number (value_games >= 0, value_steps >= 1), "
+                             f"got {value!r}")
+    _env_config(board_free.config, env_id, where)
+    return board_free
+
+
+def _report(entry, files: list[str], env_id: str, where: str) -> Report:
     if not isinstance(entry, dict) or set(entry) - REPORT_KEYS or not {"stem", "agents", "games"} <= set(entry):
-        raise ValueError(f"{where}: expected a mapping with stem, agents, games and optionally pairings and seed, "
-                         f"got {entry!r}")
+        raise ValueError(f"{where}: expected a mapping with stem, agents, games and optionally pairings, seed and "
+                         f"config, got {entry!r}")
     report = Report(str(entry["stem"]), [str(a) for a in entry["agents"]],
-                    [str(p) for p in entry.get("pairings") or []], entry["games"], entry.get("seed", 0))
+                    [str(p) for p in entry.get("pairings") or []], entry["games"], entry.get("seed", 0),
+                    None if entry.get("config") is None else str(entry["config"]))
     for spec in report.agents:
         base = split_spec(spec)[0]
-        if base != SHIPPED_NAME and base not in BASELINES:
-            raise ValueError(f"{where}: agent {spec!r} is neither the shipped file ({SHIPPED_NAME}, "
-                             f"{SHIPPED_NAME}@N) nor a baseline ({sorted(BASELINES)})")
+        if base not in files and base not in BASELINES:
+            raise ValueError(f"{where}: agent {spec!r} is neither a shipped file ({', '.join(files)}, with @N for "
+                             f"its search) nor a baseline ({sorted(BASELINES)})")
+    if report.config is not None:
+        _env_config(report.config, env_id, where)
     if isinstance(report.games, bool) or not isinstance(report.games, int) or report.games < 1:
         raise ValueError(f"{where}: games must be a positive number, got {report.games!r}")
     return report
@@ -243,11 +307,17 @@ def recipe_markdown(recipe: Recipe, config_root: str = "configs") -> str:
         lines.append(f"| {number} `{stage.name}`{shipped} | {'expert iteration' if expert_iteration else 'PPO'} "
                      f"| `{shown(stage.config)}` | {stage.init_from or '-'} | {expert or '-'} "
                      f"| {stage.budget:,} {'decisions' if expert_iteration else 'steps'} | {cost} |")
-    lines += ["", f"Shipped with `training.ship` settings {format_settings(recipe.ship) or 'none (the defaults)'}; "
-              "the reports (`training.evaluate`, seats rotating):", ""]
+    lines += ["", f"Shipped with `training.ship` settings {format_settings(recipe.ship) or 'none (the defaults)'}."]
+    if recipe.board_free:
+        free = recipe.board_free
+        lines.append(f"Then `training.board_free` makes `{free.file}` from the shipped network (`{shown(free.config)}`, "
+                     f"the value head fitted on {free.value_games:,} of its games, {free.value_steps:,} steps), "
+                     f"shipped with settings {format_settings(free.ship) or 'none (the defaults)'}.")
+    lines += ["The reports (`training.evaluate`, seats rotating):", ""]
     for report in recipe.reports:
         pairings = ", ".join(p.replace(":", " vs ") for p in report.pairings) or "every pair"
-        lines.append(f"- `{report.stem}`: {pairings}; {report.games:,} games each, seed {report.seed}")
+        config = f" on `{shown(report.config)}`" if report.config else ""
+        lines.append(f"- `{report.stem}`{config}: {pairings}; {report.games:,} games each, seed {report.seed}")
     notes = header_comment(recipe.source) if recipe.source and Path(recipe.source).is_file() else ""
     return "\n".join(lines + (["", notes] if notes else [])) + "\n"
 
@@ -257,5 +327,5 @@ def format_settings(settings: dict) -> str:
                      for key, value in settings.items())
 
 
-__all__ = ["RECIPE", "Recipe", "Report", "SHIPPED_NAME", "SHIP_OPTIONS", "Stage", "config_path", "load_recipe",
+__all__ = ["RECIPE", "BoardFree", "Recipe", "Report", "SHIPPED_NAME", "SHIP_OPTIONS", "Stage", "config_path", "load_recipe",
            "recipe_from_dict", "recipe_path", "report_agent_names"]

@@ -66,8 +66,23 @@ def test_a_recipe_reports_what_is_shipped(env_id):
         assert pairings == report.pairings and int(words[words.index("--games") + 1]) == report.games, stem
         assert seed == report.seed, stem
         config = words[words.index("--config") + 1]
-        if config not in MOVED_CONFIGS:   # the same game as the recipe's stages (options with defaults filled in)
+        if report.config:   # a report on a game of its own: that config
+            assert REPO_ROOT / config == report_config(report), stem
+        elif config not in MOVED_CONFIGS:   # the same game as the recipe's stages (options with defaults filled in)
             assert game_of(REPO_ROOT / config) == game_of(recipe.stages[-1].config_path)
+    if recipe.board_free:   # the second shipped file: what training.board_free and training.ship made
+        metadata, _ = read_checkpoint(CHECKPOINTS / env_id / recipe.board_free.file)
+        words = metadata["training"]["command"].split()
+        assert REPO_ROOT / words[words.index("--config") + 1] == recipe.board_free.config_path
+        assert metadata["training"]["value_fit"]["games"] == recipe.board_free.value_games
+        assert metadata["training"]["value_fit"]["steps"] == recipe.board_free.value_steps
+        assert metadata["search"] == recipe.board_free.ship
+
+
+def report_config(report):
+    from training.recipe_file import config_path
+
+    return config_path(report.config)
 
 
 def game_of(config_path) -> tuple:
@@ -140,7 +155,12 @@ def test_train_hands_recipe_to_the_recipe_command(tmp_path, capsys):
     ({"stages": [{"name": "a", "config": "scala.yaml", "budget": 10}]}, "not skybridge_v0"),
     ({"stages": [{"name": "a", "config": "skybridge.yaml", "budget": 10, "expert": "a@4"}]}, "earlier stage"),
     ({"ship": {"colour": 1}}, "ship settings"),
-    ({"reports": [{"stem": "r", "agents": ["other.pt"], "games": 2}]}, "neither the shipped file"),
+    ({"reports": [{"stem": "r", "agents": ["other.pt"], "games": 2}]}, "neither a shipped file"),
+    ({"reports": [{"stem": "r", "agents": ["policy.pt"], "games": 2, "config": "scala.yaml"}]}, "not skybridge_v0"),
+    ({"board_free": {"file": "policy.pt", "config": "skybridge.yaml"}}, "other than policy.pt"),
+    ({"board_free": {"file": "u.pt", "config": "skybridge.yaml", "value_games": -1}}, "value_games"),
+    ({"board_free": {"file": "u.pt", "config": "scala.yaml"}}, "not skybridge_v0"),
+    ({"board_free": {"config": "skybridge.yaml"}}, "expected a mapping with file, config"),
 ])
 def test_bad_recipes_are_refused_with_what_is_wrong(change, message):
     data = {"env": "skybridge_v0", "stages": [{"name": "a", "config": "skybridge.yaml", "budget": 10}], **change}
@@ -227,6 +247,48 @@ def test_a_run_resumed_between_stages_gives_the_same_weights(tiny_run, tmp_path)
         recipe_module.main([str(recipe), "--run-dir", str(tmp_path / "other"), "--stages", "2.."])
     assert recipe_module.main(["--resume", str(run_dir), "--no-progress"]) == 0
     assert digests(run_dir) == digests(first)
+
+
+MOVES_NETWORK = {"kind": "resnet", "channels": 8, "blocks": 1, "head_channels": 4, "head_hidden": [8],
+                 "policy_head": "moves"}
+
+
+def test_a_recipe_with_board_free_ships_a_network_for_every_board_and_reports_on_its_boards(tmp_path):
+    """``board_free``: after the shipped file, training.board_free makes the second network from
+    it, training.ship ships it beside policy.pt, and a report plays it on a board of its own."""
+    env = {"id": "sky_scrapers_v0", "options": OPTIONS}
+    five = {**OPTIONS, "rows": 5, "cols": 5}
+    files = {
+        "stage.yaml": {"env": env, "policy": MOVES_NETWORK,
+                       "train": {"algorithm": "alphazero", "timesteps": 1, "checkpoint_every": 40,
+                                 "quick_eval_games": 2},
+                       "alphazero": {"simulations": 4, "parallel_games": 2, "batch_size": 16}},
+        "free.yaml": {"env": {**env, "mixture": [{"options": OPTIONS}, {"options": five}]},
+                      "policy": {**MOVES_NETWORK, "any_board": True}, "train": {"algorithm": "alphazero"}},
+        "five.yaml": {"env": {"id": "sky_scrapers_v0", "options": five}},
+        "recipe.yaml": {"env": "sky_scrapers_v0",
+                        "stages": [{"name": "selfplay", "config": str(tmp_path / "stage.yaml"), "budget": 20}],
+                        "board_free": {"file": "universal.pt", "config": str(tmp_path / "free.yaml"),
+                                       "value_games": 3, "value_steps": 20, "ship": {"c_puct": 2.0}},
+                        "reports": [{"stem": "report_5x5", "config": str(tmp_path / "five.yaml"),
+                                     "agents": ["universal.pt@4", "random"], "pairings": ["universal@4:random"],
+                                     "games": 2}]}}
+    for name, data in files.items():
+        (tmp_path / name).write_text(yaml.safe_dump(data))
+    run_dir = tmp_path / "run"
+    assert recipe_module.main([str(tmp_path / "recipe.yaml"), "--run-dir", str(run_dir), "--no-progress"]) == 0
+    state = json.loads((run_dir / "recipe.json").read_text())
+    assert state["done"] == ["train 01_selfplay", "ship", "board_free", "ship board_free", "report report_5x5"]
+    universal, _ = read_checkpoint(run_dir / "shipped" / "universal.pt")
+    assert universal["option_ranges"]["rows"] == {"min": 4, "max": 5} and universal["search"] == {"c_puct": 2.0}
+    assert universal["training"]["recipe"] == "python -m training.recipe sky_scrapers_v0"
+    assert universal["training"]["value_fit"]["games"] == 3 and universal["training"]["value_fit"]["steps"] == 20
+    assert universal["training"]["specialist"]["file"] == str(run_dir / "shipped" / "policy.pt")
+    report = json.loads((run_dir / "shipped" / "report_5x5.json").read_text())
+    assert report["env_options"]["rows"] == 5
+    assert [(p["a"], p["b"], p["games"]) for p in report["pairings"]] == [("universal@4", "random", 2)]
+    assert recipe_module.main(["--resume", str(run_dir), "--no-progress"]) == 0   # read back from recipe.json
+    assert json.loads((run_dir / "recipe.json").read_text())["done"] == state["done"]
 
 
 def test_a_run_stopped_inside_a_stage_resumes_where_it_stopped(tmp_path):

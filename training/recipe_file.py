@@ -328,4 +328,4 @@ def format_settings(settings: dict) -> str:
 
 
 __all__ = ["RECIPE", "BoardFree", "Recipe", "Report", "SHIPPED_NAME", "SHIP_OPTIONS", "Stage", "config_path", "load_recipe",
-           "recipe_from_dict", "recipe_path", "report_agent_names"]
+           "recipe_from_dict", "recipe_markdown", "recipe_path"]

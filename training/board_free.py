@@ -38,6 +38,7 @@ from sky_envs.agents.features import SEATS
 from sky_envs.agents.network import build_policy, forward, game_layout, normalize_spec
 from sky_envs.core.arguments import HelpFormatter, module_prog
 from sky_envs.core.registry import make_game
+from sky_envs.core.replay_file import start_state
 
 from .config import load_config
 from .mixture import OptionMixture
@@ -79,7 +80,7 @@ def specialist_positions(specialist, game, games: int, seed: int, explore: float
     move drawn from its policy, or uniformly from the legal moves with chance ``explore``;
     returned with the specialist's value of each."""
     rng = np.random.default_rng(seed)
-    live = [game.new_initial_state(np.random.default_rng(seed + g)) for g in range(games)]
+    live = [start_state(game, seed + g) for g in range(games)]
     observations, values = [], []
     with torch.no_grad():
         while live:

@@ -57,9 +57,9 @@ from pathlib import Path
 
 import yaml
 
+from sky_envs.agents import split_spec
 from sky_envs.core.arguments import HelpFormatter, module_prog
 from .config import load_config
-from sky_envs.agents import split_spec
 from .recipe_file import SHIP_OPTIONS, SHIPPED_NAME, Recipe, Stage, config_path, load_recipe, recipe_from_dict
 from .run_folder import STATE, atomic_write
 from .signals import deferred_interrupts, interrupts_as_keyboard

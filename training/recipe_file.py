@@ -58,6 +58,7 @@ SHIP_OPTIONS = {"weights_dtype": "--weights-dtype", "c_puct": "--c-puct", "rollo
 STAGE_KEYS = {"name", "config", "budget", "init_from", "expert", "ship", "wall_clock_s"}
 REPORT_KEYS = {"stem", "agents", "pairings", "games", "seed", "config"}
 BOARD_FREE_KEYS = {"file", "config", "value_games", "value_steps", "ship"}
+BOARD_FREE_LEAST = {"value_games": 0, "value_steps": 1}   # the least value of board_free's counts
 SHIPPED_NAME = "policy.pt"
 
 
@@ -202,14 +203,21 @@ def _stage(entry, earlier: list[Stage], env_id: str, where: str) -> Stage:
     return stage
 
 
-def _check_config(stage: Stage, env_id: str, where: str) -> None:
-    path = stage.config_path
+def _env_config(name: str, env_id: str, where: str) -> dict:
+    """Config ``name`` (:func:`config_path`) loaded; ``ValueError`` unless it is a valid config of ``env_id``."""
+    path = config_path(name)
     try:
         config = load_config(path)
     except ValueError as error:
-        raise ValueError(f"{where} ({stage.name}): {error}") from None
+        raise ValueError(f"{where}: {error}") from None
     if canonical_id(config["env"]["id"]) != env_id:
-        raise ValueError(f"{where} ({stage.name}): {str(path)!r} trains {config['env']['id']}, not {env_id}")
+        raise ValueError(f"{where}: {str(path)!r} plays {config['env']['id']}, not {env_id}")
+    return config
+
+
+def _check_config(stage: Stage, env_id: str, where: str) -> None:
+    path = stage.config_path
+    config = _env_config(stage.config, env_id, f"{where} ({stage.name})")
     expert = config["alphazero"]["expert"]
     if expert and split_spec(expert)[0].endswith(".pt") and stage.expert is None:
         raise ValueError(f"{where} ({stage.name}): {str(path)!r} learns from the checkpoint {expert!r}: "
@@ -225,29 +233,19 @@ def _ship(settings, where: str) -> dict:
     return dict(settings)
 
 
-def _env_config(name: str, env_id: str, where: str) -> None:
-    """``ValueError`` unless config ``name`` is a valid config of ``env_id``."""
-    try:
-        config = load_config(config_path(name))
-    except ValueError as error:
-        raise ValueError(f"{where}: {error}") from None
-    if canonical_id(config["env"]["id"]) != env_id:
-        raise ValueError(f"{where}: {str(config_path(name))!r} plays {config['env']['id']}, not {env_id}")
-
-
 def _board_free(entry, env_id: str, where: str) -> BoardFree:
     if not isinstance(entry, dict) or set(entry) - BOARD_FREE_KEYS or not {"file", "config"} <= set(entry):
         raise ValueError(f"{where}: expected a mapping with file, config and optionally value_games, value_steps "
                          f"and ship, got {entry!r}")
-    board_free = BoardFree(str(entry["file"]), str(entry["config"]), entry.get("value_games", 3000),
-                           entry.get("value_steps", 6000), _ship(entry.get("ship") or {}, where))
+    counts = {key: entry[key] for key in BOARD_FREE_LEAST if key in entry}   # else BoardFree's defaults
+    board_free = BoardFree(str(entry["file"]), str(entry["config"]), ship=_ship(entry.get("ship") or {}, where),
+                           **counts)
     if not board_free.file.endswith(".pt") or "/" in board_free.file or board_free.file == SHIPPED_NAME:
         raise ValueError(f"{where}: file must be a .pt file name other than {SHIPPED_NAME}, got {board_free.file!r}")
-    for key in ("value_games", "value_steps"):
+    for key, least in BOARD_FREE_LEAST.items():
         value = getattr(board_free, key)
-        if isinstance(value, bool) or not isinstance(value, int) or value < (0 if key == "value_games" else 1):
-            raise ValueError(f"{where}: {key} must be a whole number (value_games >= 0, value_steps >= 1), "
-                             f"got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ValueError(f"{where}: {key} must be a whole number >= {least}, got {value!r}")
     _env_config(board_free.config, env_id, where)
     return board_free
 

@@ -17,8 +17,8 @@ from sky_envs.agents.network import build_policy, forward, game_layout, normaliz
 from sky_envs.agents.pretrained import pretrained_path
 from tests import REPO_ROOT
 from tests.training.training_support import one_torch_thread  # noqa: F401 (fixture)
-from training.tournament import match
 from training.board_free import fit_value_head, specialist_positions, specialist_weights
+from training.tournament import match
 
 ANY = {"kind": "resnet", "channels": 8, "blocks": 1, "head_channels": 4, "head_hidden": [8], "policy_head": "moves",
        "any_board": True}
@@ -172,7 +172,6 @@ def test_the_specialists_weights_start_a_board_free_network_that_plays_its_moves
         mine, theirs = forward(policy, obs)[0][0, legal], forward(specialist.policy, obs)[0][0, legal]
         assert torch.allclose(mine, theirs, atol=1e-4)   # every cell is a board cell: the same moves
         state.apply(int(legal[int(theirs.argmax())]))
-
 
 
 def test_the_value_head_is_fitted_to_the_specialists_values_and_nothing_else_moves():

@@ -6,6 +6,7 @@ Read from the source (every ``import``, at the top of a module or inside a funct
 lazy import that climbs a layer is caught too."""
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -61,7 +62,9 @@ def imported(name: str, path: Path, tree: ast.AST) -> set[str]:
     return {module for module in found if module.split(".")[0] in ROOTS}
 
 
+@functools.cache
 def part_graph() -> dict[str, set[str]]:
+    """``{part: the other parts it imports}``, read once for all the tests (do not change it)."""
     graph: dict[str, set[str]] = {}
     for name, path, tree in modules():
         source = part_of(name)
@@ -108,8 +111,10 @@ def defined_names(tree: ast.Module) -> set[str]:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
                 names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
-        elif isinstance(node, (ast.If, ast.Try)):   # e.g. optional imports
-            names |= defined_names(ast.Module(body=[*ast.iter_child_nodes(node)], type_ignores=[]))
+        elif isinstance(node, (ast.If, ast.Try)):   # e.g. optional imports: every branch's statements
+            branches = [node.body, node.orelse, getattr(node, "finalbody", []),
+                        *(handler.body for handler in getattr(node, "handlers", []))]
+            names |= defined_names(ast.Module(body=[stmt for branch in branches for stmt in branch], type_ignores=[]))
     return names
 
 

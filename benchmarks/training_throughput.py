@@ -3,6 +3,7 @@
     python benchmarks/training_throughput.py                        # configs/sky_scrapers.yaml
     python benchmarks/training_throughput.py configs/*.yaml         # every game
     python benchmarks/training_throughput.py --budgets 8192 24576 configs/skybridge.yaml
+    python benchmarks/training_throughput.py --rounds 3 --json out.json configs/*.yaml   # also as JSON
 
 Both sides are measured in this one run, as a *marginal* rate: each is trained twice, to a
 small and a larger budget, and the rate is (difference in learner steps) / (difference in
@@ -19,15 +20,16 @@ alone, and the difference could even be negative.
   AEC-to-Gymnasium wrapper; the wrapper is the tutorial's, also made a ``gymnasium.Env``
   because today's Gymnasium requires it.
 
-Both run torch on one thread (the configs' ``train.torch_threads``; on the shared 2-core
-machine torch's default of two threads makes the tutorial's small updates erratic, and
-slower). Each round measures the tutorial, then every config; the table gives the median
-over ``--rounds`` of each rate and of each ratio to the same round's tutorial.
+Each side runs torch at its own best: the configs with their ``train.torch_threads``, the
+tutorial with one thread and with two (torch's default on the 2-core machine), its faster
+rate of the round being the anchor (its small updates have run erratic and slower on two
+threads). Each round measures the tutorial, then every config; the table gives the median
+over ``--rounds`` of each rate and of each ratio to the same round's anchor.
 
 Two clocks: wall time (what a user waits for, the figure of record) and this process's
 CPU time, which a busy machine hardly disturbs (with one process and one torch thread the
-two agree on an idle machine; CPU time does not see worker processes, so it is left out
-for ``train.processes`` > 1).
+two agree on an idle machine; on two threads CPU time adds both threads' seconds; it does
+not see worker processes, so it is left out for ``train.processes`` > 1).
 
 A learner step is one decision the learner trains on. Timings live here, never in tests.
 """
@@ -37,6 +39,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
 import sys
 import tempfile
 import time
@@ -126,7 +129,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--budgets", nargs=2, type=int, metavar=("SMALL", "LARGE"),
                         help="learner-step budgets of the self-play runs (default: 2 and 6 rollouts)")
     parser.add_argument("--tutorial-budgets", nargs=2, type=int, default=[4096, 12288], metavar=("SMALL", "LARGE"))
+    parser.add_argument("--tutorial-threads", nargs="+", type=int, default=[1, 2], metavar="N",
+                        help="torch thread counts the tutorial is measured with (its fastest is the anchor)")
     parser.add_argument("--rounds", type=int, default=1, help="repeat every measurement, report medians")
+    parser.add_argument("--json", metavar="PATH", help="also write the table (rates, ratios, shares) as JSON")
     parser.add_argument("--set", nargs="*", default=[], metavar="SECTION.KEY=VALUE",
                         help="config overrides for every self-play run, e.g. train.processes=2 (YAML values)")
     args = parser.parse_args(argv)
@@ -142,16 +148,22 @@ def main(argv: list[str] | None = None) -> None:
 
     import torch
 
-    torch.set_num_threads(1)
     rows: dict[str, list[tuple[dict, dict]]] = {}  # name -> per round (rates, ratios)
     shares: dict[str, dict[str, float]] = {}
+    torch.set_num_threads(1)
     tutorial_run(args.tutorial_budgets[0] // 4)   # warm-ups: what a process does once is not measured
     for config in configs:
         selfplay_run(config, config["train"]["n_envs"] * config["ppo"]["n_steps"])
     for _ in range(args.rounds):
         small, large = args.tutorial_budgets
-        tutorial = marginal(tutorial_run(small), tutorial_run(large))
-        rows.setdefault(TUTORIAL, []).append((tutorial, {"wall": 1.0, "cpu": 1.0}))
+        tutorials = {}
+        for threads in args.tutorial_threads:
+            torch.set_num_threads(threads)   # a self-play run sets its config's count
+            tutorials[threads] = marginal(tutorial_run(small), tutorial_run(large))
+        tutorial = {clock: max(rates[clock] for rates in tutorials.values()) for clock in ("wall", "cpu")}
+        for threads, rates in tutorials.items():
+            rows.setdefault(tutorial_name(threads), []).append(
+                (rates, {clock: rates[clock] / tutorial[clock] for clock in rates}))
         for path, config in zip(args.configs, configs):
             rollout = config["train"]["n_envs"] * config["ppo"]["n_steps"]
             small, large = args.budgets or (2 * rollout, 6 * rollout)
@@ -161,19 +173,28 @@ def main(argv: list[str] | None = None) -> None:
                 rates["cpu"] = float("nan")
             rows.setdefault(Path(path).name, []).append((rates, {k: rates[k] / tutorial[k] for k in rates}))
             shares[Path(path).name] = second[2]
-    print(f"{'run':<36}{'steps/s wall':>13}{'x tutorial':>11}{'steps/s cpu':>13}{'x tutorial':>11}"
+    print(f"{'run':<40}{'steps/s wall':>13}{'x tutorial':>11}{'steps/s cpu':>13}{'x tutorial':>11}"
           f"   opponents' share of the larger run's wall time")
+    table = {}
     for name, measured in rows.items():
-        cells = []
-        for clock in ("wall", "cpu"):
-            cells.append(f"{median([m[0][clock] for m in measured]):>13,.0f}{median([m[1][clock] for m in measured]):>11.2f}")
+        table[name] = {"steps_per_s": {clock: median([m[0][clock] for m in measured]) for clock in ("wall", "cpu")},
+                       "x_tutorial": {clock: median([m[1][clock] for m in measured]) for clock in ("wall", "cpu")},
+                       "opponent_shares": shares.get(name, {})}
+        cells = "".join(f"{table[name]['steps_per_s'][clock]:>13,.0f}{table[name]['x_tutorial'][clock]:>11.2f}"
+                        for clock in ("wall", "cpu"))
         spent = ", ".join(f"{who} {share:.0%}" for who, share in sorted(shares.get(name, {}).items(), key=lambda kv: -kv[1]))
-        print(f"{name:<36}{''.join(cells)}   {spent}")
+        print(f"{name:<40}{cells}   {spent}")
+    print("(x tutorial: against the tutorial's faster thread count of the same round, clock by clock)")
     if args.rounds > 1:
         print(f"(medians of {args.rounds} rounds)")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"command": " ".join(["python", "benchmarks/training_throughput.py",
+                                                                    *(sys.argv[1:] if argv is None else argv)]), "rounds": args.rounds,
+                                               "runs": table}, indent=1))
 
 
-TUTORIAL = "PettingZoo SB3 tutorial (connect_four)"
+def tutorial_name(threads: int) -> str:
+    return f"SB3 tutorial, connect_four, {threads} thread{'s' if threads > 1 else ''}"
 
 
 if __name__ == "__main__":

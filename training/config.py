@@ -22,7 +22,10 @@ DEFAULTS: dict[str, Any] = {
         "seed": 0,
         "checkpoint_every": 20_000,  # steps between checkpoints, pool updates and quick evaluations
         "quick_eval_games": 20,     # games against each baseline at every checkpoint
-        "torch_threads": 1,         # small networks: more threads only contend for the cores
+        # torch's threads in the learner: on the 2-core machine PPO's updates (batches of 1,024)
+        # run 1.2-1.5x faster on two (benchmarks/training_throughput.py); runs stay the same run
+        # to run, with other weights than on one. Recipes run every stage on one.
+        "torch_threads": 2,
         "init_from": None,          # a checkpoint whose weights the network starts from (fine-tuning); None: random
     },
     # MaskablePPO's arguments; a rollout is n_envs * n_steps learner steps (4096 here), trained

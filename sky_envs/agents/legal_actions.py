@@ -20,6 +20,13 @@ distribution is sb3-contrib's masked categorical made with its masks at once
 (:class:`MaskedCategorical`: the same numbers bit for bit, with less work); calls without
 masks are SB3's own code.
 
+Both normalise their logits with :func:`logsumexp`, torch's ``logsumexp`` to the last bit,
+forward and backward. Torch's own computes ``exp`` of every entry, and on this CPU its
+vectorised ``exp`` falls back to a scalar loop for arguments below about -87: a masked
+logit (-1e8) costs 10 to 30 times an ordinary one, so with most actions masked the
+normalisation and its gradient were the largest items of a PPO update after the matrix
+products (``benchmarks/training_throughput.py``).
+
 The agents, search and expert iteration do not go through here: they read the whole logits
 row (:func:`sky_envs.agents.network.forward`) and mask it themselves.
 """
@@ -29,13 +36,63 @@ from __future__ import annotations
 import torch
 from sb3_contrib.common.maskable.distributions import MaskableCategorical
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from torch.distributions import Categorical
+from torch.autograd.function import once_differentiable
+from torch.distributions import Categorical, Distribution
 
 #: the narrowest action space whose PPO distribution is built over the legal actions only
 #: (narrower ones gain nothing: every game but Scala has at most a few hundred actions)
 SPARSE_FROM = 1024
 #: the logit of a padding entry (sb3-contrib's masked logit): probability 0 after normalising
 PADDING_LOGIT = -1e8
+#: at or below this, ``exp`` of a float32 is exactly 0 (the smallest subnormal is ``exp(-103.3)``)
+EXP_IS_ZERO_BELOW = -120.0
+
+
+def _exp_of_differences(differences: torch.Tensor) -> torch.Tensor:
+    """``differences.exp()``, in place: entries at or below :data:`EXP_IS_ZERO_BELOW`, whose
+    exponential is exactly 0, are set to 0 without going through ``exp``."""
+    zero = differences <= EXP_IS_ZERO_BELOW
+    return differences.masked_fill_(zero, 0.0).exp_().masked_fill_(zero, 0.0)
+
+
+class _LogSumExp(torch.autograd.Function):
+    """Torch's ``logsumexp`` over the last dimension (keeping it), step for step
+    (``amax``, ``sum(exp(x - max))``, ``log``, ``+ max``; gradient ``grad * exp(x - result)``),
+    with :func:`_exp_of_differences` for ``exp``."""
+
+    @staticmethod
+    def forward(ctx, logits: torch.Tensor) -> torch.Tensor:
+        maxes = torch.amax(logits, dim=-1, keepdim=True)
+        maxes.masked_fill_(maxes.abs() == float("inf"), 0)
+        result = _exp_of_differences(logits - maxes).sum(dim=-1, keepdim=True).log_().add_(maxes)
+        ctx.save_for_backward(logits, result)
+        return result
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad: torch.Tensor) -> torch.Tensor:
+        logits, result = ctx.saved_tensors
+        return grad * _exp_of_differences(logits - result)
+
+
+def logsumexp(logits: torch.Tensor) -> torch.Tensor:
+    """``logits.logsumexp(dim=-1, keepdim=True)``, the same numbers and gradients bit for bit
+    (``tests/agents/test_legal_actions.py``), fast where many entries lie far below their row's
+    maximum (masked logits). Other dtypes than float32 take torch's own."""
+    if logits.dtype != torch.float32 or logits.dim() < 1 or logits.numel() == 0:
+        return logits.logsumexp(dim=-1, keepdim=True)
+    return _LogSumExp.apply(logits)
+
+
+def normalise(distribution: Categorical, logits: torch.Tensor) -> None:
+    """Make ``distribution`` what ``Categorical.__init__(distribution, logits=logits,
+    validate_args=False)`` makes, normalising with :func:`logsumexp`."""
+    distribution.__dict__.pop("probs", None)   # a cached ``probs`` belongs to older logits
+    distribution.logits = logits - logsumexp(logits)
+    distribution._param = distribution.logits
+    distribution._num_events = logits.size(-1)
+    batch_shape = logits.size()[:-1] if logits.dim() > 1 else torch.Size()
+    Distribution.__init__(distribution, batch_shape, validate_args=False)
 
 
 class LegalCategorical:
@@ -45,7 +102,8 @@ class LegalCategorical:
     actions numbered as in the whole action space."""
 
     def __init__(self, logits: torch.Tensor, legal: torch.Tensor, valid: torch.Tensor):
-        self.distribution = Categorical(logits=logits)
+        self.distribution = Categorical.__new__(Categorical)
+        normalise(self.distribution, logits)
         self.legal, self.valid = legal, valid
 
     def _entries(self, actions: torch.Tensor) -> torch.Tensor:
@@ -80,13 +138,15 @@ class MaskedCategorical(MaskableCategorical):
     probabilities, samples and entropies, bit for bit. sb3-contrib normalises the logits
     three times (at construction, again when it clears the masks it has not got yet, and
     once masked); the second result is never read, so this makes the first and the last
-    only, and leaves out torch's argument checks."""
+    only (each with :func:`logsumexp`), and leaves out torch's argument checks."""
 
     def __init__(self, logits: torch.Tensor, masks):
-        self.masks = None
-        Categorical.__init__(self, logits=logits, validate_args=False)
+        normalise(self, logits)
         self._original_logits = self.logits
-        self.apply_masking(masks)
+        self.masks = torch.as_tensor(masks, dtype=torch.bool, device=logits.device).reshape(self.logits.shape)
+        masked = torch.where(self.masks, self._original_logits,
+                             torch.tensor(PADDING_LOGIT, dtype=self.logits.dtype, device=logits.device))
+        normalise(self, masked)
 
 
 class LegalActionsPolicy(MaskableActorCriticPolicy):

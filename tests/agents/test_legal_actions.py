@@ -12,7 +12,7 @@ from sb3_contrib.common.maskable.distributions import MaskableCategorical
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 import sky_envs
-from sky_envs.agents.legal_actions import SPARSE_FROM, LegalActionsPolicy, LegalCategorical, MaskedCategorical
+from sky_envs.agents.legal_actions import SPARSE_FROM, LegalActionsPolicy, LegalCategorical, MaskedCategorical, logsumexp
 from sky_envs.agents.network import build_policy, forward, game_layout, policy_class
 from tests.agents.test_search import random_positions
 
@@ -138,3 +138,36 @@ def test_narrow_spaces_give_sb3_contribs_numbers_bit_for_bit(env_id):
     for a, b in zip(*results):
         assert torch.equal(a, b)
     assert results[0][2].min() > 0
+
+
+def test_logsumexp_is_torchs_to_the_last_bit_forward_and_backward():
+    """The normalisation of both distributions equals ``torch.logsumexp`` exactly, gradient
+    included, on rows with masked entries (-1e8), entries on both sides of where ``exp``
+    reaches 0, infinities and a row that is all masked. On one torch thread, the setting
+    under which training promises the same weights bit for bit (with two, torch's own
+    ``logsumexp`` has been seen to round a first call in a process differently)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        generator = torch.Generator().manual_seed(0)
+        logits = torch.randn(64, 300, generator=generator) * 30
+        logits[torch.rand(64, 300, generator=generator) < 0.8] = -1e8
+        logits[1, :20] = torch.linspace(-130, -80, 20)         # around exp's underflow, below a max of 0
+        logits[1, 20] = 0.0
+        logits[2] = -1e8                                       # nothing legal
+        logits[3, 5] = float("-inf")
+        logits[4, 7] = float("inf")
+        ours_input, theirs_input = logits.clone().requires_grad_(), logits.clone().requires_grad_()
+        ours, theirs = logsumexp(ours_input), theirs_input.logsumexp(dim=-1, keepdim=True)
+        assert torch.equal(ours, theirs)
+        finite = theirs.isfinite().squeeze(1)
+        weights = torch.randn(64, 1, generator=generator)
+        (ours[finite] * weights[finite]).sum().backward()
+        (theirs[finite] * weights[finite]).sum().backward()
+        both_nan = ours_input.grad.isnan() & theirs_input.grad.isnan()
+        assert torch.equal(ours_input.grad[~both_nan], theirs_input.grad[~both_nan])
+        assert both_nan.sum() == 1                            # inf - inf in row 4, both ways
+        double = logits.double()
+        assert torch.equal(logsumexp(double), double.logsumexp(dim=-1, keepdim=True))
+    finally:
+        torch.set_num_threads(threads)

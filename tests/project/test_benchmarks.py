@@ -10,6 +10,7 @@ from tests import REPO_ROOT
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 
 import throughput  # noqa: E402
+import training_throughput  # noqa: E402
 import vector_throughput  # noqa: E402
 
 
@@ -57,3 +58,18 @@ def test_vector_throughput_reports_every_env_engine_and_anchor(tmp_path, capsys)
                 assert len(cell["x_connect_four_v3_rounds"]) == 2
                 assert cell["draw_us_per_decision"] > 0 and cell["step_us_per_decision"] > 0   # where the time went
     assert "skybridge_v0" in capsys.readouterr().out
+
+
+def test_training_throughput_reports_the_tutorial_and_each_config(tmp_path, capsys):
+    """Tiny budgets: a rollout of 2,048 steps is the tutorial's least (MaskablePPO's default)."""
+    out = tmp_path / "training.json"
+    training_throughput.main(["--budgets", "64", "128", "--tutorial-budgets", "2048", "4096",
+                              "--tutorial-threads", "1", "--json", str(out),
+                              str(REPO_ROOT / "configs" / "skybridge.yaml"),
+                              "--set", "train.n_envs=4", "ppo.n_steps=16", "ppo.batch_size=32"])
+    runs = json.loads(out.read_text())["runs"]
+    assert set(runs) == {training_throughput.tutorial_name(1), "skybridge.yaml"}
+    assert runs[training_throughput.tutorial_name(1)]["x_tutorial"]["wall"] == 1.0
+    row = runs["skybridge.yaml"]
+    assert row["steps_per_s"]["wall"] > 0 and row["x_tutorial"]["wall"] > 0 and row["opponent_shares"]
+    assert "skybridge.yaml" in capsys.readouterr().out

@@ -42,6 +42,7 @@ from sky_envs.core.replay_file import start_state
 
 from .config import load_config
 from .mixture import OptionMixture
+from .recipe_file import BOARD_FREE_LEAST, BoardFree
 
 
 def specialist_weights(specialist, policy) -> dict:
@@ -137,13 +138,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", required=True, help="the training config of the board-free network: its env, "
                                                         "policy (any_board: true) and env.mixture")
     parser.add_argument("--out", required=True, help="the checkpoint to write (train.init_from of the run)")
-    parser.add_argument("--value-games", type=int, default=3000,
+    parser.add_argument("--value-games", type=int, default=BoardFree.value_games,
                         help="games of the specialist with itself whose positions fit the value head (0: leave "
                              "the value head's hidden layers untrained)")
-    parser.add_argument("--value-steps", type=int, default=6000, help="Adam steps of 256 positions fitting it")
+    parser.add_argument("--value-steps", type=int, default=BoardFree.value_steps,
+                        help="Adam steps of 256 positions fitting it")
     args = parser.parse_args(argv)
-    if args.value_games < 0 or args.value_steps < 1:
-        parser.error(f"--value-games must be >= 0 and --value-steps >= 1, got {args.value_games} and {args.value_steps}")
+    least = BOARD_FREE_LEAST
+    if args.value_games < least["value_games"] or args.value_steps < least["value_steps"]:
+        parser.error(f"--value-games must be >= {least['value_games']} and --value-steps >= {least['value_steps']}, "
+                     f"got {args.value_games} and {args.value_steps}")
     try:
         config = load_config(args.config)
         env_id, options = config["env"]["id"], config["env"]["options"]

@@ -21,9 +21,10 @@ distribution is sb3-contrib's masked categorical made with its masks at once
 masks are SB3's own code.
 
 Both normalise their logits with :func:`logsumexp`, torch's ``logsumexp`` to the last bit,
-forward and backward. Torch's own computes ``exp`` of every entry, and on this CPU its
-vectorised ``exp`` falls back to a scalar loop for arguments below about -87: a masked
-logit (-1e8) costs 10 to 30 times an ordinary one, so with most actions masked the
+forward and backward. Torch's own computes ``exp`` of every entry, and torch's vectorised
+``exp`` falls back to a scalar loop for arguments below about -87 (seen with its AVX-512 and
+AVX2 kernels on the 2-core machine): a masked logit (-1e8) costs 10 to 30 times an ordinary
+one, so with most actions masked the
 normalisation and its gradient were the largest items of a PPO update after the matrix
 products (``benchmarks/training_throughput.py``).
 

@@ -188,9 +188,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.rounds > 1:
         print(f"(medians of {args.rounds} rounds)")
     if args.json:
-        Path(args.json).write_text(json.dumps({"command": " ".join(["python", "benchmarks/training_throughput.py",
-                                                                    *(sys.argv[1:] if argv is None else argv)]), "rounds": args.rounds,
-                                               "runs": table}, indent=1))
+        command = " ".join(["python", "benchmarks/training_throughput.py", *(sys.argv[1:] if argv is None else argv)])
+        Path(args.json).write_text(json.dumps({"command": command, "rounds": args.rounds, "runs": table}, indent=1))
 
 
 def tutorial_name(threads: int) -> str:

@@ -7,7 +7,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from sky_envs.agents.base import Agent, random_legal
+from sky_envs.core.batched import BatchedGames
 from sky_envs.core.state import GameState
+
+_SLOT_0 = np.zeros(1, dtype=np.int64)
 
 
 class RandomAgent(Agent):
@@ -27,7 +30,9 @@ class GreedyAgent(Agent):
     never uses cards it cannot see. Results are judged by the game's heuristic
     (``game.heuristic``, :class:`~sky_envs.core.state.Heuristic`); a game whose heuristic has
     array move values scores all its actions at once (the same values; perfect-information
-    games, so the state itself is the world), the others play each action on a clone.
+    games, so the state itself is the world), the others play each action on a clone, or,
+    where the game's compiled engine plays greedy moves (:meth:`Game.greedy_engine`), have
+    its kernel do both steps: the same moves and draws, without a clone.
     """
 
     name = "greedy"
@@ -50,16 +55,49 @@ class GreedyAgent(Agent):
                     values[k] = scored
         actions = []
         for state, scored in zip(states, values):
-            if scored is None:  # play each action on a clone of a world the seat cannot tell apart
-                seat = state.current_player
-                world = state.sample_consistent(seat, self.rng)
-                legal = world.legal_actions()
-                scored = self.played_values(world, seat, legal)
-            else:  # perfect information: the state itself is the world
-                legal = state.legal_actions()
-            best = np.flatnonzero(scored == scored.max())
-            actions.append(int(legal[best[self.rng.integers(best.size)]]))
+            if scored is not None:  # perfect information: the state itself is the world
+                actions.append(self._best(state.legal_actions(), scored))
+            elif (action := self._compiled_action(state)) is not None:
+                actions.append(action)
+            else:
+                actions.append(self.act_on_a_world(state))
         return actions
+
+    def act_on_a_world(self, state: GameState) -> int:
+        """The greedy action where the state hides cards from its seat to move: deal them at
+        random into a world the seat cannot tell apart, play each action on a clone of it,
+        take the best. The readable reference of the compiled engines' greedy moves."""
+        seat = state.current_player
+        world = state.sample_consistent(seat, self.rng)
+        legal = world.legal_actions()
+        return self._best(legal, self.played_values(world, seat, legal))
+
+    def _best(self, legal: np.ndarray, scored: np.ndarray) -> int:
+        """The legal action of the highest value, ties broken at random."""
+        best = np.flatnonzero(scored == scored.max())
+        return int(legal[best[self.rng.integers(best.size)]])
+
+    def _compiled_action(self, state: GameState) -> int | None:
+        """:meth:`act_on_a_world` by the game's compiled engine (:meth:`Game.greedy_engine`):
+        the same action and draws; ``None`` where the game has none or its engine cannot
+        hold the position (a generator other than numpy's PCG64, for one)."""
+        engine = state.game.greedy_engine()
+        if engine is None:
+            return None
+        try:
+            engine.set_state(0, state)
+        except ValueError:
+            return None
+        return int(engine.greedy_actions(_SLOT_0, self.rng)[0])
+
+    def act_slots(self, engine: BatchedGames, slots: np.ndarray) -> np.ndarray | None:
+        """The greedy action in each of ``slots`` of a batch of games (``engine``, a
+        :class:`sky_envs.vector.VectorEnv`'s), decided by the engine's kernel where it plays
+        greedy moves: the actions of ``act_many`` on those slots' states, without making
+        them; ``None`` where it does not (then ask :meth:`act_many`)."""
+        if not engine.plays_greedy:
+            return None
+        return engine.greedy_actions(slots, self.rng)
 
     @staticmethod
     def played_values(world: GameState, seat: int, legal: np.ndarray) -> np.ndarray:

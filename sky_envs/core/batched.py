@@ -125,6 +125,19 @@ class BatchedGames(ABC):
         self._run_playout(-1 if max_plies is None else max_plies, *self._playout_inputs)
         return returns.astype(np.float64)
 
+    @property
+    def plays_greedy(self) -> bool:
+        """Whether the compiled kernel plays the greedy baseline's moves (:meth:`greedy_actions`)."""
+        return False
+
+    def greedy_actions(self, slots: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The moves of :class:`~sky_envs.agents.baselines.GreedyAgent` for the seat to move in
+        each of ``slots`` (an int array), decided in that order with ``rng`` as the agent's
+        generator: the moves, and the generator's state after them, of
+        ``act_many([get_state(slot) for slot in slots])``, without making the states.
+        Engines whose kernel plays them (:attr:`plays_greedy`) implement it."""
+        raise ValueError(f"the compiled engine of {self.game.env_id} plays no greedy moves")
+
     def _run_playout(self, max_plies: int, mt: np.ndarray, returns: np.ndarray, actions: np.ndarray,
                      seeds: np.ndarray, active: np.ndarray) -> None:
         """The kernel's playout loop on slot 0: moves by ``core.batched_kernel.random_legal_action``

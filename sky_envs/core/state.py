@@ -36,6 +36,8 @@ from sky_envs.core.symmetry import BoardSymmetries
 
 #: per game object, the engine of its compiled playouts or None (:meth:`Game.playout_engine`)
 _PLAYOUT_ENGINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: per game object, the engine of its compiled greedy moves or None (:meth:`Game.greedy_engine`)
+_GREEDY_ENGINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class IllegalActionError(ValueError):
@@ -292,6 +294,17 @@ class Game(ABC):
             engine = self.batched_games(1, keep_final_observation=False)
             _PLAYOUT_ENGINES[self] = engine if getattr(engine, "plays_out", False) else None
         return _PLAYOUT_ENGINES[self]
+
+    def greedy_engine(self):
+        """The compiled engine that plays the greedy baseline's moves
+        (:meth:`~sky_envs.core.batched.BatchedGames.greedy_actions`, for
+        :class:`~sky_envs.agents.baselines.GreedyAgent`): one slot of :meth:`batched_games`,
+        made at the first call and kept for this game object; ``None`` where the engine plays
+        none. Not for use from two threads at once: its one slot is overwritten each move."""
+        if self not in _GREEDY_ENGINES:
+            _GREEDY_ENGINES[self] = self.batched_games(1, keep_final_observation=False)
+        engine = _GREEDY_ENGINES[self]
+        return engine if getattr(engine, "plays_greedy", False) else None   # asked each time: it reads the heuristic
 
     def rules_summary(self) -> str:
         """The game's rules in short (markdown), read from :attr:`rules_summary_file` beside

@@ -15,7 +15,9 @@ playing many games cheap: a batch-1 forward costs about as much as a batch-64 on
   or a checkpoint), sampling or taking the most likely legal action.
 * :class:`RandomActor` — a uniformly random legal action.
 * :class:`AgentActor` — any :class:`~sky_envs.agents.Agent` (greedy, MCTS, your own): one
-  ``act_many(states)`` call where the agent has one, else one ``act`` call per game.
+  ``act_slots(engine, slots)`` call on a vector env's slots where the agent reads them
+  itself, else one ``act_many(states)`` call where the agent has one, else one ``act``
+  call per game.
 
 :func:`actor_for` gives the batched form of an agent. The single-agent vector adapters
 (:mod:`sky_envs.integrations.learner_slots`) and the self-play collector play their
@@ -34,6 +36,18 @@ from sky_envs.vector import random_actions
 
 #: what ``act_batch`` calls for the positions themselves (only actors that search do)
 States = Callable[[], Sequence[GameState]]
+
+
+class SlotStates:
+    """The ``states`` of some slots of a :class:`sky_envs.vector.VectorEnv`: called, the
+    positions as ``GameState`` copies; an actor whose agent reads the engine's slots itself
+    (``agent.act_slots(engine, slots)``, the greedy baseline's compiled moves) skips them."""
+
+    def __init__(self, venv, slots: np.ndarray):
+        self.venv, self.slots = venv, slots
+
+    def __call__(self) -> list[GameState]:
+        return [self.venv.game_state(int(i)) for i in self.slots]
 
 
 class Actor:
@@ -127,14 +141,20 @@ class RandomActor(Actor):
 
 
 class AgentActor(Actor):
-    """Any :class:`Agent`: all games in one ``act_many(states)`` call where the agent has one
-    (the greedy baseline scores the moves of many games together), else game by game."""
+    """Any :class:`Agent`: all games in one call where the agent has one (``act_slots`` on a
+    vector env's slots, then ``act_many(states)``: the greedy baseline scores the moves of
+    many games together), else game by game."""
 
     def __init__(self, agent: Agent):
         self.agent = agent
         self.name = agent.name
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray, states: States) -> np.ndarray:
+        act_slots = getattr(self.agent, "act_slots", None)
+        if act_slots is not None and isinstance(states, SlotStates):
+            actions = act_slots(states.venv.engine, states.slots)
+            if actions is not None:
+                return np.asarray(actions, dtype=np.int64)
         act_many = getattr(self.agent, "act_many", None)
         if act_many is not None:
             return np.asarray(act_many(states()), dtype=np.int64)

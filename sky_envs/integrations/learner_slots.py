@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from sky_envs.vector import VectorEnv
-from .actors import Actor, actor_for
+from .actors import Actor, SlotStates, actor_for
 
 #: ``assign(slot, episode)`` -> ``(seat, players)``: the slot's ``episode``-th episode (0, 1, ...),
 #: ``players[s]`` the actor of seat ``s`` or None for the learner's seats, ``seat`` the
@@ -160,7 +160,7 @@ class LearnerSlots:
                 actor = self.actors[index]
                 start = time.perf_counter()
                 actions[slots] = actor.act_batch(batch.observation[slots], batch.action_mask[slots],
-                                                 lambda slots=slots: [venv.game_state(int(i)) for i in slots])
+                                                 SlotStates(venv, slots))
                 seconds = self.decision_seconds
                 seconds[actor.name] = seconds.get(actor.name, 0.0) + time.perf_counter() - start
             self.batch = venv.step(actions, where=waiting, final_observer=self.movers)

@@ -28,7 +28,9 @@ import numpy as np
 
 from sky_envs.core.batched import KernelBatchedGames
 from sky_envs.core.numpy_random import STATE_WORDS
+from sky_envs.core.state import WIN, Heuristic
 from sky_envs.games.sky_towers import batched_kernel as kernel
+from sky_envs.games.sky_towers import greedy_kernel
 from sky_envs.games.sky_towers.batched_kernel import (ACTION_UP, ACTIONS_LEFT, COMPLETED, CUR, DECK_LEN, DISCARD_POOL,
                                                       END_SEAT, FINAL, FLAGS, GIVE_TARGET, HAND_SIZE_F,
                                                       LOGGED_CARDS, LOGGED_TOWERS, OPEN_POOL, PHASE, PILE_CARDS,
@@ -40,22 +42,26 @@ from sky_envs.games.sky_towers.state import SkyTowersState
 _MASK64 = (1 << 64) - 1
 
 
+def _generator_state(words: np.ndarray) -> dict:
+    """The ``bit_generator.state`` of numpy's PCG64 in the state of the compiled generator ``words``."""
+    high_state, low_state, high_inc, low_inc, has_uint32, uinteger = words[:6].tolist()
+    return {"bit_generator": "PCG64", "state": {"state": high_state << 64 | low_state, "inc": high_inc << 64 | low_inc},
+            "has_uint32": has_uint32, "uinteger": uinteger}
+
+
 def _generator(words: np.ndarray) -> np.random.Generator:
     """A numpy ``Generator`` over PCG64 in the state of the compiled generator ``words``."""
     bit_generator = np.random.PCG64(0)
-    bit_generator.state = {
-        "bit_generator": "PCG64",
-        "state": {"state": int(words[0]) << 64 | int(words[1]), "inc": int(words[2]) << 64 | int(words[3])},
-        "has_uint32": int(words[4]), "uinteger": int(words[5])}
+    bit_generator.state = _generator_state(words)
     return np.random.Generator(bit_generator)
 
 
-def _load_generator(words: np.ndarray, rng: np.random.Generator, slot: int) -> None:
+def _load_generator(words: np.ndarray, rng: np.random.Generator, whose: str) -> None:
     """The compiled generator ``words`` in the state of ``rng`` (numpy's PCG64 only)."""
     state = rng.bit_generator.state
     if state.get("bit_generator") != "PCG64":
-        raise ValueError(f"slot {slot}: the position's generator is {state.get('bit_generator')}; the compiled "
-                         "engine draws with numpy's PCG64 (np.random.default_rng)")
+        raise ValueError(f"{whose} is {state.get('bit_generator')}; the compiled engine draws with numpy's "
+                         "PCG64 (np.random.default_rng)")
     pcg = state["state"]
     words[:6] = (pcg["state"] >> 64, pcg["state"] & _MASK64, pcg["inc"] >> 64, pcg["inc"] & _MASK64,
                  state["has_uint32"], state["uinteger"])
@@ -107,6 +113,39 @@ class SkyTowersBatch(KernelBatchedGames):
                  self.pools, self.holder, self.pile_log, self.pile_towers, self.scalars, self.bitgen)
         self._use_kernel(kernel.advance, (*self._kernel_outputs(), *state, *tables, self.final_observer),
                          play_out=kernel.play_out)
+        self._state_arrays = state
+        self._rule_tables = tables[0], tables[2], tables[3], tables[4], tables[6]   # what _apply reads
+        self._greedy_inputs: tuple | None = None
+
+    @property
+    def plays_greedy(self) -> bool:
+        # the kernel judges moves as the default heuristic does (the score lead): a game given
+        # another heuristic is played by GreedyAgent's Python path
+        return type(self.game.heuristic) is Heuristic
+
+    def greedy_actions(self, slots: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The greedy baseline's action in each of ``slots``, in that order, drawing from
+        ``rng`` (see :mod:`~sky_envs.games.sky_towers.greedy_kernel`): what
+        ``GreedyAgent.act_many([get_state(slot) for slot in slots])`` plays with ``rng`` as
+        its generator, which is left where that leaves it."""
+        slots = np.ascontiguousarray(slots, dtype=np.int64)
+        if slots.ndim != 1 or (slots.size and (slots.min() < 0 or slots.max() >= self.num_envs)):
+            raise ValueError(f"slots must be a 1-d array of slots in [0, {self.num_envs - 1}]")
+        words = np.zeros(STATE_WORDS, dtype=np.uint64)
+        _load_generator(words, rng, "the agent's generator")
+        if self._greedy_inputs is None:
+            game = self.game
+            P, A, total = game.num_players, game.num_actions, game.deck.total
+            scratch = SkyTowersBatch(game, 2, keep_final_observation=False)   # slot 0 the world, slot 1 a move on it
+            self._greedy_inputs = (
+                np.zeros(A, dtype=bool), np.zeros(A, dtype=np.int64), np.zeros(A, dtype=np.float64),
+                np.zeros((2, P), dtype=np.float32), *(np.zeros(total, dtype=np.int64) for _ in range(3)),
+                np.zeros((P, 3), dtype=np.int64), np.zeros(P, dtype=np.int64), np.zeros(P, dtype=np.float64),
+                np.zeros(total, dtype=np.int64), *self._state_arrays, *scratch._state_arrays, *self._rule_tables)
+        out = np.zeros(slots.size, dtype=np.int64)
+        greedy_kernel.greedy_actions(slots, out, words, WIN, *self._greedy_inputs)
+        rng.bit_generator.state = _generator_state(words)
+        return out
 
     def set_state(self, slot: int, state: SkyTowersState) -> None:
         game = self.game
@@ -118,7 +157,7 @@ class SkyTowersBatch(KernelBatchedGames):
                                  f"but this batch's has {getattr(game, fact)!r}")
         if state.current_player < 0:
             raise ValueError(f"slot {slot}: the position is over; a slot holds a game in play")
-        _load_generator(self.bitgen[slot], state.rng, slot)
+        _load_generator(self.bitgen[slot], state.rng, f"slot {slot}: the position's generator")
         P, T = game.num_players, game.max_towers
         self.hands[slot] = state.hands
         self.known[slot] = state.known

@@ -275,6 +275,14 @@ def python_batched_games(game: Game, num_envs: int, keep_final_observation: bool
     return PythonBatchedGames(game, num_envs, keep_final_observation)
 
 
+def check_slots(slots: Sequence[int] | np.ndarray, num_envs: int) -> np.ndarray:
+    """``slots`` as a 1-d int64 array of slots in ``[0, num_envs)``; ``ValueError`` otherwise."""
+    array = np.ascontiguousarray(slots, dtype=np.int64)
+    if array.ndim != 1 or (array.size and (array.min() < 0 or array.max() >= num_envs)):
+        raise ValueError(f"slots must be a 1-d array of slots in [0, {num_envs - 1}]")
+    return array
+
+
 def check_seeds(seeds: Sequence[int] | np.ndarray, num_envs: int) -> np.ndarray:
     """``seeds`` as an ``(N,)`` int64 array, each in ``[0, 2**63)``; ``ValueError`` otherwise."""
     array = np.asarray(seeds)

@@ -1,7 +1,7 @@
 """What the compiled batched engines share: the clearing every one-entry-point kernel
 (:class:`~sky_envs.core.batched.KernelBatchedGames`) does to a slot before it steps it and
 the random move and the end of a compiled playout (:func:`random_legal_action`,
-:func:`playout_ended`), compiled once and inlined
+:func:`playout_ended`), the greedy agent's choice (:func:`greedy_pick`), compiled once and inlined
 into each game's kernel, and the threads that step runs of slots side by side
 (:func:`step_slot_runs`)."""
 
@@ -14,7 +14,7 @@ import numba
 import numpy as np
 from numba import njit
 
-from sky_envs.core.numpy_random import NO_REFCOUNT_COMPILE
+from sky_envs.core.numpy_random import NO_REFCOUNT_COMPILE, integers
 from sky_envs.core.python_random import python_random
 
 
@@ -27,6 +27,27 @@ def forget_last_end(i, rewards, terminated, truncated, final_player):
         terminated[i] = False
         truncated[i] = False
         final_player[i] = -1
+
+
+@njit(**NO_REFCOUNT_COMPILE, error_model="numpy", inline="always")
+def greedy_pick(legal, values, count, agent):
+    """The greedy agent's choice among ``legal[:count]`` valued ``values[:count]``
+    (``GreedyAgent._best``): one of the highest values, the tie broken by the agent's next
+    draw (``rng.integers(ties)``, from the generator words ``agent``)."""
+    best = values[0]
+    for c in range(1, count):
+        best = max(best, values[c])
+    ties = 0
+    for c in range(count):
+        if values[c] == best:
+            ties += 1
+    pick = integers(agent, 0, ties)
+    for c in range(count):
+        if values[c] == best:
+            if pick == 0:
+                return legal[c]
+            pick -= 1
+    return -1
 
 
 #: times a word of eight 0/1 bytes: their sum lands in the top byte

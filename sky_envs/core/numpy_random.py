@@ -47,6 +47,7 @@ _S16, _S32, _S58, _S63 = np.uint64(16), np.uint64(32), np.uint64(58), np.uint64(
 _S64 = np.uint64(64)
 _MASK32 = np.uint64(0xFFFFFFFF)
 _MAX64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+_MASK64_INT = (1 << 64) - 1
 # PCG_DEFAULT_MULTIPLIER_128 (pcg64.h)
 _MULT_HIGH = np.uint64(2549297995355413924)
 _MULT_LOW = np.uint64(4865540595714422341)
@@ -72,6 +73,39 @@ _TAIL_SHUFFLE_POPULATION = 10000
 def new_bitgen() -> np.ndarray:
     """An unseeded generator state (seed it with :func:`seed_default_rng`)."""
     return np.zeros(STATE_WORDS, dtype=np.uint64)
+
+
+def load_generator(words: np.ndarray, rng: np.random.Generator, whose: str) -> None:
+    """The compiled generator ``words`` in the state of ``rng`` (numpy's PCG64 only; ``whose``
+    names the generator in the error otherwise)."""
+    state = rng.bit_generator.state
+    if state.get("bit_generator") != "PCG64":
+        raise ValueError(f"{whose} is {state.get('bit_generator')}; the compiled engine draws with numpy's "
+                         "PCG64 (np.random.default_rng)")
+    pcg = state["state"]
+    words[:6] = (pcg["state"] >> 64, pcg["state"] & _MASK64_INT, pcg["inc"] >> 64, pcg["inc"] & _MASK64_INT,
+                 state["has_uint32"], state["uinteger"])
+
+
+def generator_words(rng: np.random.Generator) -> np.ndarray:
+    """New compiled generator words in the state of an agent's generator ``rng``."""
+    words = new_bitgen()
+    load_generator(words, rng, "the agent's generator")
+    return words
+
+
+def generator_state(words: np.ndarray) -> dict:
+    """The ``bit_generator.state`` of numpy's PCG64 in the state of the compiled generator ``words``."""
+    high_state, low_state, high_inc, low_inc, has_uint32, uinteger = words[:6].tolist()
+    return {"bit_generator": "PCG64", "state": {"state": high_state << 64 | low_state, "inc": high_inc << 64 | low_inc},
+            "has_uint32": has_uint32, "uinteger": uinteger}
+
+
+def generator(words: np.ndarray) -> np.random.Generator:
+    """A numpy ``Generator`` over PCG64 in the state of the compiled generator ``words``."""
+    bit_generator = np.random.PCG64(0)
+    bit_generator.state = generator_state(words)
+    return np.random.Generator(bit_generator)
 
 
 @njit(**_COMPILE)

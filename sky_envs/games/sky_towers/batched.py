@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sky_envs.core.batched import KernelBatchedGames
-from sky_envs.core.numpy_random import STATE_WORDS
+from sky_envs.core.batched import KernelBatchedGames, check_slots
+from sky_envs.core.numpy_random import STATE_WORDS, generator, generator_state, generator_words, load_generator
 from sky_envs.core.state import WIN, Heuristic
 from sky_envs.games.sky_towers import batched_kernel as kernel
 from sky_envs.games.sky_towers import greedy_kernel
@@ -38,34 +38,6 @@ from sky_envs.games.sky_towers.batched_kernel import (ACTION_UP, ACTIONS_LEFT, C
                                                       TOWER_SUM, TURN_OF, TURNS)
 from sky_envs.games.sky_towers.deck import BONUS_NAMES
 from sky_envs.games.sky_towers.state import SkyTowersState
-
-_MASK64 = (1 << 64) - 1
-
-
-def _generator_state(words: np.ndarray) -> dict:
-    """The ``bit_generator.state`` of numpy's PCG64 in the state of the compiled generator ``words``."""
-    high_state, low_state, high_inc, low_inc, has_uint32, uinteger = words[:6].tolist()
-    return {"bit_generator": "PCG64", "state": {"state": high_state << 64 | low_state, "inc": high_inc << 64 | low_inc},
-            "has_uint32": has_uint32, "uinteger": uinteger}
-
-
-def _generator(words: np.ndarray) -> np.random.Generator:
-    """A numpy ``Generator`` over PCG64 in the state of the compiled generator ``words``."""
-    bit_generator = np.random.PCG64(0)
-    bit_generator.state = _generator_state(words)
-    return np.random.Generator(bit_generator)
-
-
-def _load_generator(words: np.ndarray, rng: np.random.Generator, whose: str) -> None:
-    """The compiled generator ``words`` in the state of ``rng`` (numpy's PCG64 only)."""
-    state = rng.bit_generator.state
-    if state.get("bit_generator") != "PCG64":
-        raise ValueError(f"{whose} is {state.get('bit_generator')}; the compiled engine draws with numpy's "
-                         "PCG64 (np.random.default_rng)")
-    pcg = state["state"]
-    words[:6] = (pcg["state"] >> 64, pcg["state"] & _MASK64, pcg["inc"] >> 64, pcg["inc"] & _MASK64,
-                 state["has_uint32"], state["uinteger"])
-
 
 class SkyTowersBatch(KernelBatchedGames):
     """``num_envs`` games of one Sky Towers configuration, stepped by the compiled kernel;
@@ -128,11 +100,8 @@ class SkyTowersBatch(KernelBatchedGames):
         ``rng`` (see :mod:`~sky_envs.games.sky_towers.greedy_kernel`): what
         ``GreedyAgent.act_many([get_state(slot) for slot in slots])`` plays with ``rng`` as
         its generator, which is left where that leaves it."""
-        slots = np.ascontiguousarray(slots, dtype=np.int64)
-        if slots.ndim != 1 or (slots.size and (slots.min() < 0 or slots.max() >= self.num_envs)):
-            raise ValueError(f"slots must be a 1-d array of slots in [0, {self.num_envs - 1}]")
-        words = np.zeros(STATE_WORDS, dtype=np.uint64)
-        _load_generator(words, rng, "the agent's generator")
+        slots = check_slots(slots, self.num_envs)
+        words = generator_words(rng)
         if self._greedy_inputs is None:
             game = self.game
             P, A, total = game.num_players, game.num_actions, game.deck.total
@@ -144,7 +113,7 @@ class SkyTowersBatch(KernelBatchedGames):
                 np.zeros(total, dtype=np.int64), *self._state_arrays, *scratch._state_arrays, *self._rule_tables)
         out = np.zeros(slots.size, dtype=np.int64)
         greedy_kernel.greedy_actions(slots, out, words, WIN, *self._greedy_inputs)
-        rng.bit_generator.state = _generator_state(words)
+        rng.bit_generator.state = generator_state(words)
         return out
 
     def set_state(self, slot: int, state: SkyTowersState) -> None:
@@ -157,7 +126,7 @@ class SkyTowersBatch(KernelBatchedGames):
                                  f"but this batch's has {getattr(game, fact)!r}")
         if state.current_player < 0:
             raise ValueError(f"slot {slot}: the position is over; a slot holds a game in play")
-        _load_generator(self.bitgen[slot], state.rng, f"slot {slot}: the position's generator")
+        load_generator(self.bitgen[slot], state.rng, f"slot {slot}: the position's generator")
         P, T = game.num_players, game.max_towers
         self.hands[slot] = state.hands
         self.known[slot] = state.known
@@ -199,7 +168,7 @@ class SkyTowersBatch(KernelBatchedGames):
     def get_state(self, slot: int) -> SkyTowersState:
         game = self.game
         P = game.num_players
-        state = SkyTowersState(game, _generator(self.bitgen[slot]))
+        state = SkyTowersState(game, generator(self.bitgen[slot]))
         seats, towers, order, scalars = self.seats[slot], self.towers[slot], self.order[slot], self.scalars[slot]
         state.hands = self.hands[slot].tolist()
         state.hand_size = seats[:, HAND_SIZE_F].tolist()

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sky_envs.core.batched_kernel import greedy_pick
 from sky_envs.core.numpy_random import integers, next_uint64, random_interval, seed_default_rng
 from sky_envs.games.sky_towers.batched_kernel import (CUR, DECK_LEN, HAND_SIZE_F, NUM_BONUSES, PHASE, PLAYERS,
                                                       SAILS, _apply, _compiled, _write_mask, _write_returns)
@@ -228,7 +229,6 @@ def greedy_actions(slots, out, agent, win, row_mask, legal, values, returns, uns
             if row_mask[a]:
                 legal[count] = a
                 count += 1
-        best = -np.inf
         for c in range(count):                       # played_value of each action on a copy of the world
             _copy_state(1, 0, world, world)
             _write_mask(row_mask, 1, world[0], world[1], world[4], world[5], world[8], world[12], config)
@@ -247,15 +247,4 @@ def greedy_actions(slots, out, agent, win, row_mask, legal, values, returns, uns
                         rival = max(rival, _score(1, o, w_seats, w_holder, bonus_sails))
                 value = np.float64(own - rival)
             values[c] = value
-            best = max(best, value)
-        ties = 0
-        for c in range(count):
-            if values[c] == best:
-                ties += 1
-        pick = integers(agent, 0, ties)
-        for c in range(count):
-            if values[c] == best:
-                if pick == 0:
-                    out[k] = legal[c]
-                    break
-                pick -= 1
+        out[k] = greedy_pick(legal, values, count, agent)

@@ -14,7 +14,8 @@ The YAML configs are ``training.train``'s and mean the same:
   iteration that reaches it, or after ``--iterations N`` iterations in all. A snapshot is
   taken every ``--snapshot-every`` iterations (default: about ``train.checkpoint_every``
   env steps); ``train.n_envs`` games are shared by the env runners; ``init_from``, ``seed``,
-  ``torch_threads`` and ``quick_eval_games`` as in ``training.train``;
+  ``torch_threads`` and ``quick_eval_games`` as in ``training.train``; RLlib's learner
+  trains in float32 whatever ``train.precision`` says (the run's log says so);
 * ``ppo``: RLlib's PPO set like MaskablePPO (:func:`training.league.league_config`);
 * ``eval``: the closing tournament and its report files, ``training.train``'s, its games
   played as Ray tasks across the cluster. ``--eval-every K`` plays it every K iterations
@@ -193,6 +194,8 @@ class LeagueRun:
         import torch
 
         torch.set_num_threads(int(self.config["train"]["torch_threads"]))
+        if self.config["train"]["precision"] != "float32":
+            self.log(f"train.precision {self.config['train']['precision']}: RLlib's learner trains in float32")
         # a resumed run plays new games, not the ones the run began with
         seed = int(np.random.SeedSequence([self.seed, self.iterations_done]).generate_state(1)[0] % 2**31)
         algorithm = league_config(self.config, self.num_env_runners, self.train_batch_size, seed).build_algo()

@@ -34,6 +34,7 @@ from sky_envs.agents import save_checkpoint
 from sky_envs.agents.checkpoint import policy_metadata
 from sky_envs.agents.network import game_layout, policy_class, policy_kwargs
 from sky_envs.core.registry import canonical_id, make_game
+from .config import cpu_has_bfloat16_units, trunk_dtype
 from .evaluate import evaluate_policy
 from .progress import RolloutCycles
 from .run_folder import CHECKPOINTS, MODEL, STATE, atomic_write, read_state, remove_leftovers, write_state
@@ -98,7 +99,13 @@ class SelfPlayRun:
     def metadata(self) -> dict:
         return policy_metadata(self.game, self.options, self.config["policy"], algorithm="MaskablePPO self-play",
                                steps=int(self.steps_done), seed=self.seed, wall_clock_s=round(self.seconds, 1),
-                               command=self.command, **({"init_from": self.init_from} if self.init_from else {}))
+                               command=self.command, **({"init_from": self.init_from} if self.init_from else {}),
+                               **self._precision_record())
+
+    def _precision_record(self) -> dict:
+        """What a checkpoint records of ``train.precision``: the trunk's dtype where it was not float32."""
+        dtype = getattr(getattr(self.model, "policy", None), "trunk_dtype", None)
+        return {} if dtype is None else {"trunk_dtype": str(dtype).removeprefix("torch.")}
 
     # ------------------------------------------------------------ checkpoints
     def save(self, model, vec, checkpoint: bool) -> Path | None:
@@ -160,6 +167,15 @@ class SelfPlayRun:
                 self.log(f"resuming {self.env_id} at step {self.steps_done} from {self.run_dir}")
             else:
                 model = self._new_model(vec)
+            precision = self.config["train"]["precision"]
+            model.policy.trunk_dtype = trunk_dtype(precision)
+            units = cpu_has_bfloat16_units()
+            if precision == "auto":
+                self.log(f"train.precision auto: the trunk in {'bfloat16' if units else 'float32'} (this CPU has "
+                         f"{'' if units else 'no '}bfloat16 matrix units)")
+            elif precision == "bfloat16" and not units:
+                self.log("train.precision bfloat16: this CPU has no bfloat16 matrix units (AMX or AVX-512 BF16), "
+                         "so torch emulates them and the run is slower than in float32")
             model.rollout_buffer.attach(vec)
             vec.set_live_policy(model.policy)
             self.model = model

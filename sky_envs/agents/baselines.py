@@ -42,14 +42,18 @@ class GreedyAgent(Agent):
         return self.act_many([self._require_state(state)])[0]
 
     def act_many(self, states: Sequence[GameState]) -> list[int]:
-        """The greedy action of the seat to move in each of ``states`` (games that score their
-        actions from arrays do it for all the states of one game in one call)."""
+        """The greedy action of the seat to move in each of ``states`` (a game whose compiled
+        engine plays greedy moves decides there; games that score their actions from arrays do
+        it for all the states of one game in one call)."""
         values: list[np.ndarray | None] = [None] * len(states)
         by_game: dict[int, list[int]] = {}
         for k, state in enumerate(states):
             by_game.setdefault(id(state.game), []).append(k)
         for ks in by_game.values():
-            scored_states = states[ks[0]].game.heuristic.move_values([states[k] for k in ks])
+            game = states[ks[0]].game
+            if game.greedy_engine() is not None:
+                continue
+            scored_states = game.heuristic.move_values([states[k] for k in ks])
             if scored_states is not None:
                 for k, scored in zip(ks, scored_states):
                     values[k] = scored

@@ -171,3 +171,17 @@ def test_logsumexp_is_torchs_to_the_last_bit_forward_and_backward():
         assert torch.equal(logsumexp(double), double.logsumexp(dim=-1, keepdim=True))
     finally:
         torch.set_num_threads(threads)
+
+
+def test_the_learners_log_scale_over_nonnegative_observations_is_log_scale_to_the_last_bit():
+    from gymnasium import spaces
+
+    from sky_envs.agents.features import Log1pFlatten, log_scale
+
+    values = torch.tensor([[0.0, -0.0, 1.0, 0.5, 3.0, 1e-30, 255.0, 7e-8]])
+    nonnegative = Log1pFlatten(spaces.Box(0.0, np.inf, shape=(8,), dtype=np.float32))
+    signed = Log1pFlatten(spaces.Box(-1.0, 1.0, shape=(8,), dtype=np.float32))
+    assert nonnegative.nonnegative and not signed.nonnegative
+    for extractor in (nonnegative, signed):
+        out = extractor(values)
+        assert torch.equal(out, log_scale(values)) and torch.equal(torch.signbit(out), torch.signbit(values))

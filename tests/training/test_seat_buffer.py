@@ -103,6 +103,7 @@ def test_with_one_learner_seat_per_game_the_advantages_are_sb3s():
     np.testing.assert_allclose(per_seat.returns, plain.returns, rtol=1e-5, atol=1e-6)
     # the masks, kept as bool (a quarter of SB3's float32), come out of the minibatches as SB3's
     assert per_seat.action_masks.dtype == bool and plain.action_masks.dtype == np.float32
+    recorded = per_seat.observations, per_seat.action_masks
     np.random.seed(7)
     ours = next(per_seat.get(batch_size=32))
     np.random.seed(7)
@@ -110,6 +111,9 @@ def test_with_one_learner_seat_per_game_the_advantages_are_sb3s():
     assert ours.action_masks.dtype == torch.bool and ours.action_masks.any(dim=1).all()
     assert torch.equal(ours.action_masks, theirs.action_masks.bool())
     assert torch.equal(ours.actions, theirs.actions)
+    assert torch.equal(ours.observations, theirs.observations)
+    # laid out slot by slot, the rollout is flattened for the update without a copy
+    assert np.shares_memory(per_seat.observations, recorded[0]) and np.shares_memory(per_seat.action_masks, recorded[1])
 
 
 def test_a_self_play_slot_offers_every_decision_of_its_game_from_the_movers_side():
@@ -150,10 +154,13 @@ def test_a_run_learning_from_both_seats_trains_and_resumes(tmp_path):
     assert isinstance(resumed.model.rollout_buffer, PerSeatRolloutBuffer)
 
 
-def test_the_buffer_refuses_to_record_without_a_collector():
+def test_the_buffer_refuses_to_record_without_a_collector_or_masks():
     vec = collector("sky_scrapers_v0", OPTIONS, 2, latest=1.0)
     buffer = PerSeatRolloutBuffer(4, vec.observation_space, vec.action_space, n_envs=2)
     observations = vec.reset()
     with pytest.raises(RuntimeError, match="attach"):
         buffer.add(observations, np.zeros((2, 1)), np.zeros(2), np.ones(2), torch.zeros(2), torch.zeros(2),
                    action_masks=vec.action_masks())
+    buffer.attach(vec)
+    with pytest.raises(RuntimeError, match="needs the step's action_masks"):
+        buffer.add(observations, np.zeros((2, 1)), np.zeros(2), np.ones(2), torch.zeros(2), torch.zeros(2))

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import numpy as np
 
+from sky_envs import vector
 from sky_envs.agents import Agent, make_agent
 from sky_envs.core.registry import make_game
 from sky_envs.core.replay_file import record, replay_name, start_state, write_replay
-from .actors import Actor, PolicyActor, actor_for, advance
+from .actors import Actor, PolicyActor, actor_for, advance_slots
 
 
 def play_game(game, agents: list[Agent], seed: int, replay_path: Path | None = None,
@@ -174,14 +175,18 @@ def _header_of(line: str, journal: str | Path) -> dict:
 def batched_match(env_id: str, options: dict, a: tuple[str, Actor], b: tuple[str, Actor], games: int,
                   seed: int = 0) -> PairResult:
     """:func:`match` with every game played at once: the same seeds and seats, and each
-    side's decisions batched across the games (a policy: one forward per round)."""
-    game = make_game(env_id, **options)
-    players = game.num_players
-    states = [game.new_initial_state(np.random.default_rng(seed + g)) for g in range(games)]
-    advance(states, range(games), lambda g, seat: a[1] if seat == g % players else b[1])
+    side's decisions batched across the games (a policy: one forward per round), on a
+    :class:`sky_envs.vector.VectorEnv` (:func:`~training.actors.advance_slots`: the moves and
+    draws that :func:`~training.actors.advance` makes on states)."""
     result = PairResult(a[0], b[0])
-    for g, state in enumerate(states):
-        result.record(state.returns()[g % players] if state.is_terminal() else 0.0)
+    if games == 0:
+        return result
+    venv = vector.make(env_id, games, seed=seed, keep_final_observation=False, **options)   # slot g: seed + g
+    venv.reset()
+    players = venv.num_players
+    returns = advance_slots(venv, lambda g, seat: a[1] if seat == g % players else b[1])
+    for g in range(games):
+        result.record(returns[g, g % players])
     return result
 
 

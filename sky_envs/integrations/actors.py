@@ -64,6 +64,12 @@ class Actor:
         """One legal action per state, for ``state.current_player``."""
         return self.act_batch(*observe_batch(states), lambda: states)
 
+    def act_on_slots(self, venv, slots: np.ndarray) -> np.ndarray:
+        """What :meth:`act` plays on the positions of ``slots`` of a
+        :class:`sky_envs.vector.VectorEnv`, the same actions and draws, reading the batch's
+        observations and masks where the actor needs no positions (here: copies of them)."""
+        return self.act(SlotStates(venv, slots)())
+
     def reset(self, seed: int | None = None) -> None:
         """Re-seed the actor's own randomness (where it has any)."""
 
@@ -106,6 +112,10 @@ class PolicyActor(Actor):
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
 
+    def act_on_slots(self, venv, slots: np.ndarray) -> np.ndarray:
+        batch = venv.engine
+        return self.act_batch(batch.observation[slots], batch.action_mask[slots], SlotStates(venv, slots))
+
     def act_batch(self, observations: np.ndarray, masks: np.ndarray, states: States) -> np.ndarray:
         logits, _ = self.evaluator.logits_and_values(observations, masks)
         if self.deterministic:
@@ -132,6 +142,13 @@ class RandomActor(Actor):
         out = np.empty(len(states), dtype=np.int64)   # no observations needed
         for k, state in enumerate(states):
             legal = state.legal_actions()
+            out[k] = legal[self.rng.integers(legal.size)]
+        return out
+
+    def act_on_slots(self, venv, slots: np.ndarray) -> np.ndarray:
+        out = np.empty(len(slots), dtype=np.int64)   # act's draws, from the masks' legal actions
+        for k, row in enumerate(venv.engine.action_mask[slots]):
+            legal = np.flatnonzero(row)
             out[k] = legal[self.rng.integers(legal.size)]
         return out
 
@@ -168,6 +185,11 @@ class AgentActor(Actor):
         if getattr(self.agent, "act_many", None) is not None:   # no observations needed
             return np.asarray(self.agent.act_many(states), dtype=np.int64)
         return super().act(states)
+
+    def act_on_slots(self, venv, slots: np.ndarray) -> np.ndarray:
+        act_slots = getattr(self.agent, "act_slots", None)
+        actions = act_slots(venv.engine, slots) if act_slots is not None else None
+        return super().act_on_slots(venv, slots) if actions is None else np.asarray(actions, dtype=np.int64)
 
     def reset(self, seed: int | None = None) -> None:
         self.agent.reset(seed)

@@ -4,11 +4,12 @@ legal opponents, balanced seats, and the multi-process version playing the same 
 import numpy as np
 import pytest
 
-from sky_envs.agents import Agent
+from sky_envs import vector
+from sky_envs.agents import Agent, make_agent
 from sky_envs.core.registry import make_game
 from sky_envs.gym_env import SingleAgentEnv
 from tests.training.training_support import SMALL_NETWORK, TINY, one_torch_thread, random_policy  # noqa: F401 (an autouse fixture)
-from training.actors import PolicyActor, advance
+from training.actors import PolicyActor, actor_for, advance, advance_slots
 from training.collector import SelfPlayVecEnv, local_collector
 from training.pool import OpponentPool
 from training.workers import ProcessCollector, make_collector
@@ -93,6 +94,34 @@ def test_advance_batches_one_call_per_actor_per_round():
     advance(states, range(16), lambda g, seat: actor)
     assert all(state.current_player < 0 for state in states)
     assert actor.sizes[0] == 16 and len(actor.sizes) <= max(s.turns for s in states)
+
+
+@pytest.mark.parametrize("env_id, options", [("sky_scrapers_v0", OPTIONS), ("sky_towers_v0", {"players": 3}),
+                                             ("golden_rush_v0", {"mode": "teams", "reward": "score"})])
+def test_advance_slots_plays_on_the_vector_engine_what_advance_plays_on_states(env_id, options):
+    """Policies (sampling), random and greedy actors, seats mixed: the same moves and draws."""
+    game = make_game(env_id, **options)
+    players, games = game.num_players, 12
+
+    def actors():
+        return [PolicyActor(random_policy(game), seed=1), actor_for(make_agent("random", seed=2), seed=2),
+                actor_for(make_agent("greedy", seed=3), seed=3)]
+
+    def actor_of(table):
+        return lambda g, seat: table[(g + seat) % 3]
+
+    on_states, on_slots = actors(), actors()
+    states = [game.new_initial_state(np.random.default_rng(40 + g)) for g in range(games)]
+    advance(states, range(games), actor_of(on_states))
+    venv = vector.make(env_id, games, seed=40, keep_final_observation=False, **options)
+    venv.reset()
+    returns = advance_slots(venv, actor_of(on_slots))
+    expected = [state.returns() if state.is_terminal() else np.zeros(players) for state in states]
+    np.testing.assert_allclose(returns, np.array(expected), rtol=1e-6)
+    assert sum(state.is_terminal() for state in states) >= games // 2
+    generators = [lambda actor: actor.rng, lambda actor: actor.rng, lambda actor: actor.agent.rng]
+    for rng_of, ours, theirs in zip(generators, on_slots, on_states):   # the same draws, as many
+        assert rng_of(ours).bit_generator.state == rng_of(theirs).bit_generator.state
 
 
 def test_worker_processes_play_the_games_one_process_would():

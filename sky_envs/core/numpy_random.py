@@ -45,6 +45,8 @@ _U0, _U1 = np.uint64(0), np.uint64(1)
 _S1, _S2, _S4, _S8 = np.uint64(1), np.uint64(2), np.uint64(4), np.uint64(8)
 _S16, _S32, _S58, _S63 = np.uint64(16), np.uint64(32), np.uint64(58), np.uint64(63)
 _S64 = np.uint64(64)
+_S11 = np.uint64(11)
+_DOUBLE_UNIT = 1.0 / 9007199254740992.0   # 2**-53
 _MASK32 = np.uint64(0xFFFFFFFF)
 _MAX64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 _MASK64_INT = (1 << 64) - 1
@@ -192,6 +194,13 @@ def next_uint64(bitgen):
     value = high ^ low
     rotation = high >> _S58
     return (value >> rotation) | (value << ((_S64 - rotation) & _S63))
+
+
+@njit(**_COMPILE)
+def random_double(bitgen):
+    """``Generator.random()``: uniform in ``[0, 1)`` from the top 53 bits of a 64-bit draw
+    (numpy's ``pcg64_next_double``)."""
+    return np.float64(next_uint64(bitgen) >> _S11) * _DOUBLE_UNIT
 
 
 @njit(**_COMPILE)

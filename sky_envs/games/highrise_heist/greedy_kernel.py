@@ -8,7 +8,7 @@ blocks and closed stands in Golden Rush), a finished game by ``WIN`` times its r
 broken by the agent's next draw. :func:`greedy_actions` plays every legal action of a slot
 on a copy of its position with the batch's own ``_apply`` and judges the result from the
 arrays, so the moves, and the agent's generator afterwards, are the Python agent's, bit for
-bit (``tests/games/highrise_heist/test_greedy_kernel.py``), without making a ``GameState``
+bit (``tests/agents/test_compiled_greedy.py``), without making a ``GameState``
 per decision. Like the batch kernels it allocates nothing: the caller hands it a one-slot
 scratch position and the work arrays.
 """

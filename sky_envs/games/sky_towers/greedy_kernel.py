@@ -17,7 +17,7 @@ without leaving the compiled code:
 * the tie among the best actions is broken by the agent's next draw.
 
 So the moves, and the agent's generator afterwards, are the Python agent's, bit for bit
-(``tests/games/sky_towers/test_greedy_kernel.py``). Like the batch kernels it allocates
+(``tests/agents/test_compiled_greedy.py``). Like the batch kernels it allocates
 nothing: the caller hands it a two-slot scratch batch (slot 0 the world, slot 1 the copy
 an action is played on) and the work arrays.
 """
@@ -27,21 +27,13 @@ from __future__ import annotations
 import numpy as np
 
 from sky_envs.core.batched_kernel import greedy_pick
-from sky_envs.core.numpy_random import integers, next_uint64, random_interval, seed_default_rng
+from sky_envs.core.numpy_random import integers, random_double, random_interval, seed_default_rng
 from sky_envs.games.sky_towers.batched_kernel import (CUR, DECK_LEN, HAND_SIZE_F, NUM_BONUSES, PHASE, PLAYERS,
                                                       SAILS, _apply, _compiled, _write_mask, _write_returns)
 from sky_envs.games.sky_towers.rules import OVER
 from sky_envs.games.sky_towers.sampler import MAX_TRIES
 
-_DOUBLE_UNIT = 1.0 / 9007199254740992.0   # 2**-53
-_S11 = np.uint64(11)
 _SEED_HIGH = (1 << 63) - 1               # the sampler's rng.integers(0, 2**63 - 1)
-
-
-@_compiled
-def _next_double(bitgen):
-    """``Generator.random()``: numpy's ``pcg64_next_double``."""
-    return np.float64(next_uint64(bitgen) >> _S11) * _DOUBLE_UNIT
 
 
 @_compiled
@@ -105,7 +97,7 @@ def _deal(n, unseen, pool, owner, needs, order, keys, agent):
         pool[j], pool[k] = pool[k], pool[j]
     m = needs.shape[0]
     for k in range(m):                               # sorted(key=(-popcount, rng.random())): keys in order
-        keys[k] = _next_double(agent)
+        keys[k] = random_double(agent)
         order[k] = k
     for a in range(1, m):                            # a stable insertion sort on (-popcount, key)
         k = order[a]

@@ -69,7 +69,9 @@ def advance_slots(venv, actor_of: Callable[[int, int], Actor | None]) -> np.ndar
         for actor, group in waiting.items():
             slots = np.array(group, dtype=np.int64)
             actions[slots] = actor.act_on_slots(venv, slots)
-            batch = venv.step(actions, where=np.isin(np.arange(n), slots))
+            where = np.zeros(n, dtype=bool)
+            where[slots] = True
+            batch = venv.step(actions, where=where)
             ended = slots[(batch.terminated | batch.truncated)[slots]]
             over[ended] = True
             returns[ended] = batch.rewards[ended]   # zeros on a cut

@@ -169,11 +169,11 @@ class SelfPlayRun:
                 model = self._new_model(vec)
             precision = self.config["train"]["precision"]
             model.policy.trunk_dtype = trunk_dtype(precision)
-            units = cpu_has_bfloat16_units()
             if precision == "auto":
+                units = model.policy.trunk_dtype is not None
                 self.log(f"train.precision auto: the trunk in {'bfloat16' if units else 'float32'} (this CPU has "
                          f"{'' if units else 'no '}bfloat16 matrix units)")
-            elif precision == "bfloat16" and not units:
+            elif precision == "bfloat16" and not cpu_has_bfloat16_units():
                 self.log("train.precision bfloat16: this CPU has no bfloat16 matrix units (AMX or AVX-512 BF16), "
                          "so torch emulates them and the run is slower than in float32")
             model.rollout_buffer.attach(vec)

@@ -47,8 +47,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from sky_envs.core.numpy_random import generator_state, generator_words
 from sky_envs.core.python_random import new_python_random, seed_python_random
-from sky_envs.core.state import Game, GameState
+from sky_envs.core.state import WIN, Game, GameState
 
 
 class BatchedGames(ABC):
@@ -165,6 +166,36 @@ class KernelBatchedGames(BatchedGames):
     function as an argument (such a loop here would be compiled again in every process)."""
 
     _play_out = None
+    #: the kernel module's greedy entry point, ``greedy_actions(slots, out, agent_words, win,
+    #: *arrays)``, and the heuristic class whose judgement it compiles (:meth:`_use_greedy_kernel`)
+    _greedy = None
+    _greedy_heuristic: type | None = None
+    _greedy_inputs: tuple | None = None
+
+    def _use_greedy_kernel(self, greedy_actions, heuristic: type) -> None:
+        self._greedy, self._greedy_heuristic = greedy_actions, heuristic
+
+    def _greedy_arguments(self) -> tuple:
+        """The greedy kernel's arrays after ``win`` (made at its first call)."""
+        raise NotImplementedError
+
+    @property
+    def plays_greedy(self) -> bool:
+        # the kernel judges moves as its heuristic class does: a game given another heuristic is
+        # played by GreedyAgent's Python path
+        return self._greedy is not None and type(self.game.heuristic) is self._greedy_heuristic
+
+    def greedy_actions(self, slots: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        if not self.plays_greedy:
+            return super().greedy_actions(slots, rng)
+        slots = check_slots(slots, self.num_envs)
+        words = generator_words(rng)
+        if self._greedy_inputs is None:
+            self._greedy_inputs = self._greedy_arguments()
+        out = np.zeros(slots.size, dtype=np.int64)
+        self._greedy(slots, out, words, WIN, *self._greedy_inputs)
+        rng.bit_generator.state = generator_state(words)
+        return out
 
     def _kernel_outputs(self, flat=lambda array: array.reshape(len(array), -1)) -> tuple[np.ndarray, ...]:
         """The output arrays in the order the kernels take them, observations as ``flat`` makes

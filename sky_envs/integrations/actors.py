@@ -167,11 +167,8 @@ class AgentActor(Actor):
         self.name = agent.name
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray, states: States) -> np.ndarray:
-        act_slots = getattr(self.agent, "act_slots", None)
-        if act_slots is not None and isinstance(states, SlotStates):
-            actions = act_slots(states.venv.engine, states.slots)
-            if actions is not None:
-                return np.asarray(actions, dtype=np.int64)
+        if isinstance(states, SlotStates) and (actions := self._engine_actions(states.venv, states.slots)) is not None:
+            return actions
         act_many = getattr(self.agent, "act_many", None)
         if act_many is not None:
             return np.asarray(act_many(states()), dtype=np.int64)
@@ -187,9 +184,15 @@ class AgentActor(Actor):
         return super().act(states)
 
     def act_on_slots(self, venv, slots: np.ndarray) -> np.ndarray:
+        actions = self._engine_actions(venv, slots)
+        return super().act_on_slots(venv, slots) if actions is None else actions
+
+    def _engine_actions(self, venv, slots: np.ndarray) -> np.ndarray | None:
+        """The agent's actions read from the vector env's engine (``agent.act_slots``), or None
+        where the agent or the engine cannot."""
         act_slots = getattr(self.agent, "act_slots", None)
         actions = act_slots(venv.engine, slots) if act_slots is not None else None
-        return super().act_on_slots(venv, slots) if actions is None else np.asarray(actions, dtype=np.int64)
+        return None if actions is None else np.asarray(actions, dtype=np.int64)
 
     def reset(self, seed: int | None = None) -> None:
         self.agent.reset(seed)

@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sky_envs.core.batched import KernelBatchedGames, check_slots
-from sky_envs.core.numpy_random import generator_state, generator_words
-from sky_envs.core.state import WIN
+from sky_envs.core.batched import KernelBatchedGames
 from sky_envs.games.highrise_heist import batched_kernel as kernel
 from sky_envs.games.highrise_heist import greedy_kernel
 from sky_envs.games.highrise_heist.heuristic import StandsHeuristic
@@ -80,38 +78,23 @@ class HighriseHeistBatch(KernelBatchedGames):
         config[kernel.KEEP_FINAL] = keep_final_observation
         config[kernel.PLACE_ROW] = game.tables.place_stride * 4
         self._placements, self._config = tables.arrays[5], config
-        self._greedy_inputs: tuple | None = None
+        self._use_greedy_kernel(greedy_kernel.greedy_actions, StandsHeuristic)
         outputs = self._kernel_outputs(flat=lambda array: _flat(array).view(np.int64))
         self._use_kernel(kernel.advance, (*outputs, *self._state, *codes, *seen, *tables.arrays, tail,
                                           tail.view(np.int64), config, self.final_observer),
                          play_out=None if config[kernel.SCORE_REWARD] else kernel.play_out)
 
-    @property
-    def plays_greedy(self) -> bool:
-        # the kernel judges moves as StandsHeuristic does: a game given another heuristic is
-        # played by GreedyAgent's Python path
-        return type(self.game.heuristic) is StandsHeuristic
-
-    def greedy_actions(self, slots: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """The greedy baseline's action in each of ``slots``, in that order, its ties broken by
-        draws from ``rng`` (see :mod:`~sky_envs.games.highrise_heist.greedy_kernel`): what
-        ``GreedyAgent.act_many([get_state(slot) for slot in slots])`` plays with ``rng`` as
-        its generator, which is left where that leaves it."""
-        slots = check_slots(slots, self.num_envs)
-        words = generator_words(rng)
-        if self._greedy_inputs is None:
-            P, A, S = self.game.num_players, self.game.num_actions, self.game.num_stands
-            copy = (np.full((1, S * HEIGHT), -1, dtype=np.int8), np.zeros((1, S), dtype=np.int8),
-                    np.zeros((1, S), dtype=np.int8), np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.int8),
-                    np.zeros(1, dtype=np.int8), np.full((1, 4), -1, dtype=np.int8), np.zeros(1, dtype=np.int8),
-                    np.zeros((1, S), dtype=np.int32))
-            self._greedy_inputs = (np.zeros(A, dtype=np.int64), np.zeros(A, dtype=np.float64),
-                                   np.zeros((1, P), dtype=np.float64), self.action_mask, *self._state[:8], *copy,
-                                   self._placements, self._config)
-        out = np.zeros(slots.size, dtype=np.int64)
-        greedy_kernel.greedy_actions(slots, out, words, WIN, *self._greedy_inputs)
-        rng.bit_generator.state = generator_state(words)
-        return out
+    def _greedy_arguments(self) -> tuple:
+        """Work arrays, the mask and position arrays of this batch and a one-slot copy to play
+        each move on, the placements table and the configuration (see
+        :mod:`~sky_envs.games.highrise_heist.greedy_kernel`)."""
+        P, A, S = self.game.num_players, self.game.num_actions, self.game.num_stands
+        copy = (np.full((1, S * HEIGHT), -1, dtype=np.int8), np.zeros((1, S), dtype=np.int8),
+                np.zeros((1, S), dtype=np.int8), np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.int8),
+                np.zeros(1, dtype=np.int8), np.full((1, 4), -1, dtype=np.int8), np.zeros(1, dtype=np.int8),
+                np.zeros((1, S), dtype=np.int32))
+        return (np.zeros(A, dtype=np.int64), np.zeros(A, dtype=np.float64), np.zeros((1, P), dtype=np.float64),
+                self.action_mask, *self._state[:8], *copy, self._placements, self._config)
 
     def set_state(self, slot: int, state) -> None:
         if state.game.env_id != self.game.env_id:

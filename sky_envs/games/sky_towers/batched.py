@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from sky_envs.core.batched import KernelBatchedGames, check_slots
-from sky_envs.core.numpy_random import STATE_WORDS, generator, generator_state, generator_words, load_generator
-from sky_envs.core.state import WIN, Heuristic
+from sky_envs.core.batched import KernelBatchedGames
+from sky_envs.core.numpy_random import STATE_WORDS, generator, load_generator
+from sky_envs.core.state import Heuristic
 from sky_envs.games.sky_towers import batched_kernel as kernel
 from sky_envs.games.sky_towers import greedy_kernel
 from sky_envs.games.sky_towers.batched_kernel import (ACTION_UP, ACTIONS_LEFT, COMPLETED, CUR, DECK_LEN, DISCARD_POOL,
@@ -87,34 +87,20 @@ class SkyTowersBatch(KernelBatchedGames):
                          play_out=kernel.play_out)
         self._state_arrays = state
         self._rule_tables = tables[0], tables[2], tables[3], tables[4], tables[6]   # what _apply reads
-        self._greedy_inputs: tuple | None = None
+        # the kernel judges moves as the default heuristic does (the score lead)
+        self._use_greedy_kernel(greedy_kernel.greedy_actions, Heuristic)
 
-    @property
-    def plays_greedy(self) -> bool:
-        # the kernel judges moves as the default heuristic does (the score lead): a game given
-        # another heuristic is played by GreedyAgent's Python path
-        return type(self.game.heuristic) is Heuristic
-
-    def greedy_actions(self, slots: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """The greedy baseline's action in each of ``slots``, in that order, drawing from
-        ``rng`` (see :mod:`~sky_envs.games.sky_towers.greedy_kernel`): what
-        ``GreedyAgent.act_many([get_state(slot) for slot in slots])`` plays with ``rng`` as
-        its generator, which is left where that leaves it."""
-        slots = check_slots(slots, self.num_envs)
-        words = generator_words(rng)
-        if self._greedy_inputs is None:
-            game = self.game
-            P, A, total = game.num_players, game.num_actions, game.deck.total
-            scratch = SkyTowersBatch(game, 2, keep_final_observation=False)   # slot 0 the world, slot 1 a move on it
-            self._greedy_inputs = (
-                np.zeros(A, dtype=bool), np.zeros(A, dtype=np.int64), np.zeros(A, dtype=np.float64),
+    def _greedy_arguments(self) -> tuple:
+        """Work arrays, this batch's state arrays, a two-slot scratch batch's (slot 0 the dealt
+        world, slot 1 a move on it) and the rule tables (see
+        :mod:`~sky_envs.games.sky_towers.greedy_kernel`)."""
+        game = self.game
+        P, A, total = game.num_players, game.num_actions, game.deck.total
+        scratch = SkyTowersBatch(game, 2, keep_final_observation=False)
+        return (np.zeros(A, dtype=bool), np.zeros(A, dtype=np.int64), np.zeros(A, dtype=np.float64),
                 np.zeros((2, P), dtype=np.float32), *(np.zeros(total, dtype=np.int64) for _ in range(3)),
                 np.zeros((P, 3), dtype=np.int64), np.zeros(P, dtype=np.int64), np.zeros(P, dtype=np.float64),
                 np.zeros(total, dtype=np.int64), *self._state_arrays, *scratch._state_arrays, *self._rule_tables)
-        out = np.zeros(slots.size, dtype=np.int64)
-        greedy_kernel.greedy_actions(slots, out, words, WIN, *self._greedy_inputs)
-        rng.bit_generator.state = generator_state(words)
-        return out
 
     def set_state(self, slot: int, state: SkyTowersState) -> None:
         game = self.game

@@ -126,18 +126,45 @@ class BatchedGames(ABC):
         self._run_playout(-1 if max_plies is None else max_plies, *self._playout_inputs)
         return returns.astype(np.float64)
 
+    #: the kernel module's greedy entry point, ``greedy_actions(slots, out, agent_words, win,
+    #: *arrays)``, and the heuristic class whose judgement it compiles (:meth:`_use_greedy_kernel`)
+    _greedy = None
+    _greedy_heuristic: type | None = None
+    _greedy_inputs: tuple | None = None
+
+    def _use_greedy_kernel(self, greedy_actions, heuristic: type) -> None:
+        """Play the greedy baseline's moves with ``greedy_actions`` (a compiled kernel: see
+        :attr:`_greedy`), which judges moves as ``heuristic`` does; its arrays after ``win``
+        come from :meth:`_greedy_arguments`."""
+        self._greedy, self._greedy_heuristic = greedy_actions, heuristic
+
+    def _greedy_arguments(self) -> tuple:
+        """The greedy kernel's arrays after ``win`` (made at its first call)."""
+        raise NotImplementedError
+
     @property
     def plays_greedy(self) -> bool:
-        """Whether the compiled kernel plays the greedy baseline's moves (:meth:`greedy_actions`)."""
-        return False
+        """Whether the compiled kernel plays the greedy baseline's moves (:meth:`greedy_actions`):
+        it judges moves as its heuristic class does, so a game given another heuristic is
+        played by ``GreedyAgent``'s Python path."""
+        return self._greedy is not None and type(self.game.heuristic) is self._greedy_heuristic
 
     def greedy_actions(self, slots: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """The moves of :class:`~sky_envs.agents.baselines.GreedyAgent` for the seat to move in
         each of ``slots`` (an int array), decided in that order with ``rng`` as the agent's
         generator: the moves, and the generator's state after them, of
         ``act_many([get_state(slot) for slot in slots])``, without making the states.
-        Engines whose kernel plays them (:attr:`plays_greedy`) implement it."""
-        raise ValueError(f"the compiled engine of {self.game.env_id} plays no greedy moves")
+        ``ValueError`` where the engine plays none (:attr:`plays_greedy`)."""
+        if not self.plays_greedy:
+            raise ValueError(f"the compiled engine of {self.game.env_id} plays no greedy moves")
+        slots = check_slots(slots, self.num_envs)
+        words = generator_words(rng)
+        if self._greedy_inputs is None:
+            self._greedy_inputs = self._greedy_arguments()
+        out = np.zeros(slots.size, dtype=np.int64)
+        self._greedy(slots, out, words, WIN, *self._greedy_inputs)
+        rng.bit_generator.state = generator_state(words)
+        return out
 
     def _run_playout(self, max_plies: int, mt: np.ndarray, returns: np.ndarray, actions: np.ndarray,
                      seeds: np.ndarray, active: np.ndarray) -> None:
@@ -166,36 +193,6 @@ class KernelBatchedGames(BatchedGames):
     function as an argument (such a loop here would be compiled again in every process)."""
 
     _play_out = None
-    #: the kernel module's greedy entry point, ``greedy_actions(slots, out, agent_words, win,
-    #: *arrays)``, and the heuristic class whose judgement it compiles (:meth:`_use_greedy_kernel`)
-    _greedy = None
-    _greedy_heuristic: type | None = None
-    _greedy_inputs: tuple | None = None
-
-    def _use_greedy_kernel(self, greedy_actions, heuristic: type) -> None:
-        self._greedy, self._greedy_heuristic = greedy_actions, heuristic
-
-    def _greedy_arguments(self) -> tuple:
-        """The greedy kernel's arrays after ``win`` (made at its first call)."""
-        raise NotImplementedError
-
-    @property
-    def plays_greedy(self) -> bool:
-        # the kernel judges moves as its heuristic class does: a game given another heuristic is
-        # played by GreedyAgent's Python path
-        return self._greedy is not None and type(self.game.heuristic) is self._greedy_heuristic
-
-    def greedy_actions(self, slots: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        if not self.plays_greedy:
-            return super().greedy_actions(slots, rng)
-        slots = check_slots(slots, self.num_envs)
-        words = generator_words(rng)
-        if self._greedy_inputs is None:
-            self._greedy_inputs = self._greedy_arguments()
-        out = np.zeros(slots.size, dtype=np.int64)
-        self._greedy(slots, out, words, WIN, *self._greedy_inputs)
-        rng.bit_generator.state = generator_state(words)
-        return out
 
     def _kernel_outputs(self, flat=lambda array: array.reshape(len(array), -1)) -> tuple[np.ndarray, ...]:
         """The output arrays in the order the kernels take them, observations as ``flat`` makes

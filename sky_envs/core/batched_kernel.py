@@ -1,7 +1,8 @@
 """What the compiled batched engines share: the clearing every one-entry-point kernel
 (:class:`~sky_envs.core.batched.KernelBatchedGames`) does to a slot before it steps it and
 the random move and the end of a compiled playout (:func:`random_legal_action`,
-:func:`playout_ended`), the greedy agent's choice (:func:`greedy_pick`), compiled once and inlined
+:func:`playout_ended`), the greedy agent's list of moves and choice (:func:`legal_list`,
+:func:`greedy_pick`), compiled once and inlined
 into each game's kernel, and the threads that step runs of slots side by side
 (:func:`step_slot_runs`)."""
 
@@ -27,6 +28,18 @@ def forget_last_end(i, rewards, terminated, truncated, final_player):
         terminated[i] = False
         truncated[i] = False
         final_player[i] = -1
+
+
+@njit(**NO_REFCOUNT_COMPILE, error_model="numpy", inline="always")
+def legal_list(mask_row, legal):
+    """Write the legal actions of ``mask_row`` (bool) into ``legal`` in ascending order, as
+    ``GameState.legal_actions`` lists them; returns how many there are."""
+    count = 0
+    for a in range(mask_row.shape[0]):
+        if mask_row[a]:
+            legal[count] = a
+            count += 1
+    return count
 
 
 @njit(**NO_REFCOUNT_COMPILE, error_model="numpy", inline="always")

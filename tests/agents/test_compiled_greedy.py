@@ -1,5 +1,5 @@
 """The greedy baseline's compiled moves (``BatchedGames.greedy_actions``: Sky Towers'
-``greedy_kernel.py``, Highrise Heist's and Golden Rush's) against its readable reference
+``greedy_kernel.py``, Highrise Heist's and Golden Rush's, Scala's) against its readable reference
 (``GreedyAgent.act_on_a_world``: a world dealt from the seat's view, each action played on a
 clone, judged by the game's heuristic), bit for bit: the same action in every position and
 the agent's generator in the same state after each decision, over random play in every
@@ -17,13 +17,17 @@ from sky_envs.agents.baselines import GreedyAgent
 from sky_envs.core.state import WIN, Heuristic
 from sky_envs.integrations.actors import AgentActor, SlotStates
 from tests.games.highrise_heist.test_batched import HEIST, RUSH, RUSH_OPTIONS
+from sky_envs.games.scala.rules import SPLIT_RULES
 from tests.games.sky_towers.test_batched import CASES as TOWERS_CASES
 
 TOWERS = "sky_towers_v0"
+SCALA = "scala_v0"
 CASES = {**{f"{TOWERS} {name}": (TOWERS, options) for name, options in TOWERS_CASES.items()},
          f"{HEIST}": (HEIST, {}), f"{HEIST} max_turns 7": (HEIST, {"max_turns": 7}),
          **{f"{RUSH} {options}": (RUSH, options) for options in RUSH_OPTIONS},
-         f"{RUSH} max_turns 5": (RUSH, {"max_turns": 5})}
+         f"{RUSH} max_turns 5": (RUSH, {"max_turns": 5}),
+         **{f"{SCALA} {rule}": (SCALA, {"split_rule": rule}) for rule in SPLIT_RULES},
+         f"{SCALA} max_turns 30": (SCALA, {"max_turns": 30})}
 
 
 def walk(env_id: str, options: dict, num_envs: int, steps: int, seed: int):
@@ -54,7 +58,7 @@ def test_compiled_greedy_moves_are_the_readable_agents_bit_for_bit(env_id, optio
     assert decisive > 0 or "max_turns" in options or options.get("reward") == "score"
 
 
-@pytest.mark.parametrize("env_id, options", [(TOWERS, {"players": 3}), (RUSH, {"mode": "teams"})])
+@pytest.mark.parametrize("env_id, options", [(TOWERS, {"players": 3}), (RUSH, {"mode": "teams"}), (SCALA, {})])
 def test_slots_plain_states_and_the_reference_agree(env_id, options):
     by_slots, by_states, reference = (AgentActor(GreedyAgent(seed=11)) for _ in range(3))
     for venv, slots in walk(env_id, options, num_envs=6, steps=60, seed=5):
@@ -67,13 +71,15 @@ def test_slots_plain_states_and_the_reference_agree(env_id, options):
         assert from_slots.tolist() == from_states.tolist() == expected
 
 
-@pytest.mark.parametrize("env_id", [TOWERS, RUSH])
+@pytest.mark.parametrize("env_id", [TOWERS, RUSH, SCALA])
 def test_a_game_with_its_own_heuristic_is_played_in_python(env_id):
-    class Humble(Heuristic):   # the smallest own score: another greedy
-        def value(self, state, seat):
-            return -float(state.info()["scores"][seat])
-
     game = make_game(env_id)
+    own = game.heuristic
+
+    class Humble(Heuristic):   # the game's own judgement turned round: another greedy
+        def value(self, state, seat):
+            return -own.value(state, seat)
+
     walked = [venv.game_state(int(i)) for venv, slots in walk(env_id, {}, 4, 80, seed=2) for i in slots]
     states = [game.state_from_text(state.to_text()) for state in walked]
     venv = vector.make(env_id, 1, seed=0)

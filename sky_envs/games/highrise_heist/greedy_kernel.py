@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sky_envs.core.batched_kernel import greedy_pick
+from sky_envs.core.batched_kernel import greedy_pick, legal_list
 from sky_envs.games.highrise_heist.batched_kernel import (PLAYERS, RUSH, STANDS, _apply, _compiled, _rush_score,
                                                           _write_returns)
 from sky_envs.games.highrise_heist.rules import HEIGHT
@@ -47,12 +47,7 @@ def greedy_actions(slots, out, agent, win, legal, values, returns, action_mask, 
     for k in range(slots.shape[0]):
         i = slots[k]
         seat = turn[i] % P
-        count = 0
-        row = action_mask[i]
-        for a in range(row.shape[0]):
-            if row[a]:
-                legal[count] = a
-                count += 1
+        count = legal_list(action_mask[i], legal)
         for c in range(count):
             for j in range(cells.shape[1]):
                 copy_cells[0, j] = cells[i, j]

@@ -35,7 +35,9 @@ from numba import njit
 
 from sky_envs.core.batched import BatchedGames
 from sky_envs.core.batched_kernel import forget_last_end, playout_ended, random_legal_action, slot_runs, step_slot_runs
+from sky_envs.games.scala import greedy_kernel
 from sky_envs.games.scala.board import NUM_CELLS, TARGET_GOAL
+from sky_envs.games.scala.heuristic import ScalaHeuristic
 from sky_envs.games.scala.kernels import HALF_BITS, OWN_SLOT, _index_of, halves_of, play_ply
 from sky_envs.games.scala.rules import MOVER_LOSES
 from sky_envs.games.scala.state import ScalaState
@@ -196,6 +198,14 @@ class ScalaBatch(BatchedGames):
         self._start_actions = np.array(start.legal_actions(), dtype=np.int64)
         self._start_observation = start.observation(start.current_player).reshape(-1)
         self._runs = slot_runs(num_envs, PARALLEL_FROM)     # runs of slots stepped side by side
+        self._use_greedy_kernel(greedy_kernel.greedy_actions, ScalaHeuristic)
+
+    def _greedy_arguments(self) -> tuple:
+        """A move list and its values (work arrays), the mask and position arrays of this
+        batch, and the rules' settings (see :mod:`~sky_envs.games.scala.greedy_kernel`)."""
+        width = self.game.num_actions
+        return (np.zeros(width, dtype=np.int64), np.zeros(width, dtype=np.float64), self.action_mask, self.stones,
+                self.current_player, self.plies, self.connected, self._mover_loses, self.game.max_turns)
 
     def reset(self, seeds: np.ndarray) -> None:
         self.rewards[:] = 0.0

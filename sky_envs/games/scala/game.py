@@ -49,6 +49,13 @@ class ScalaGame(Game):
 
         return ScalaBatch(self, num_envs, keep_final_observation)
 
+    def greedy_engine(self):
+        """None: on a plain state Scala's heuristic scores every move in one compiled call
+        (``ScalaHeuristic.move_values``), about 10% quicker than copying the state into an
+        engine's slot first; the engine's kernel plays greedy's moves on a vector env's slots
+        (``ScalaBatch.greedy_actions``)."""
+        return None
+
     def state_from_text(self, text: str, rng: np.random.Generator | None = None) -> ScalaState:
         return read_position(text, partial(ScalaState, self, rng=rng))
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sky_envs.core.batched_kernel import greedy_pick
+from sky_envs.core.batched_kernel import greedy_pick, legal_list
 from sky_envs.core.numpy_random import integers, random_double, random_interval, seed_default_rng
 from sky_envs.games.sky_towers.batched_kernel import (CUR, DECK_LEN, HAND_SIZE_F, NUM_BONUSES, PHASE, PLAYERS,
                                                       SAILS, _apply, _compiled, _write_mask, _write_returns)
@@ -216,11 +216,7 @@ def greedy_actions(slots, out, agent, win, row_mask, legal, values, returns, uns
         seat = src[12][i, CUR]
         _sample_world(i, seat, agent, src, world, row_mask, unseen, pool, owner, needs, order, keys, hidden, config)
         _write_mask(row_mask, 0, world[0], world[1], world[4], world[5], world[8], world[12], config)
-        count = 0
-        for a in range(row_mask.shape[0]):
-            if row_mask[a]:
-                legal[count] = a
-                count += 1
+        count = legal_list(row_mask, legal)
         for c in range(count):                       # played_value of each action on a copy of the world
             _copy_state(1, 0, world, world)
             _write_mask(row_mask, 1, world[0], world[1], world[4], world[5], world[8], world[12], config)

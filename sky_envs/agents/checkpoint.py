@@ -266,10 +266,12 @@ def open_checkpoint(path: str | os.PathLike, env_id: str | None = None, env_opti
     where = f"checkpoint {str(path)!r}"
     game = check_env(where, metadata, env_id, env_options) if env_id is not None else None
     if game is not None and "option_ranges" in metadata:  # weights for any board: built for this one
-        policy = build_policy(metadata["network"], game.observation_shape, game.num_actions, **game_layout(game))
+        policy = build_policy(metadata["network"], game.observation_shape, game.num_actions, **game_layout(game),
+                              orthogonal_init=False)
     else:
         policy = build_policy(metadata["network"], metadata["observation_shape"], metadata["num_actions"],
-                              action_cells=metadata.get("action_cells"), stack_moves=metadata.get("stack_moves"))
+                              action_cells=metadata.get("action_cells"), stack_moves=metadata.get("stack_moves"),
+                              orthogonal_init=False)
     expected = {name: tuple(tensor.shape) for name, tensor in policy.state_dict().items()}
     found = {name: tuple(tensor.shape) for name, tensor in state_dict.items()}
     if expected != found:

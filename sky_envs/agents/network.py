@@ -303,14 +303,17 @@ def forward(policy, observations):
 
 
 def build_policy(spec: dict, observation_shape, num_actions: int, learning_rate: float = 3e-4, action_cells=None,
-                 stack_moves=None):
+                 stack_moves=None, orthogonal_init: bool = True):
     """An untrained policy (:func:`policy_class`) for these shapes (size checked first);
     ``action_cells`` and ``stack_moves`` are the game's (:func:`game_layout`), needed by a
-    pairs and a moves policy head."""
+    pairs and a moves policy head. ``orthogonal_init=False`` leaves out SB3's orthogonal
+    initialisation (torch's default one stays), for weights loaded right after: the QR
+    decompositions of a wide head (Scala's 7,744 x 256) cost more than loading it."""
     from gymnasium import spaces
 
     check_size(spec, observation_shape, num_actions)
     kwargs = policy_kwargs(spec, observation_shape, num_actions, action_cells, stack_moves)
+    kwargs["ortho_init"] = orthogonal_init
     observation_space = spaces.Box(-np.inf, np.inf, shape=tuple(observation_shape), dtype=np.float32)
     return policy_class(spec)(observation_space, spaces.Discrete(num_actions), lambda _: learning_rate, **kwargs)
 

@@ -270,7 +270,8 @@ class ExpertIterationRun:
         if weights is not None:
             self.policy.load_state_dict(weights)
         self.optimizer = torch.optim.AdamW(self.policy.parameters(), lr=self.settings["learning_rate"],
-                                           weight_decay=self.settings["weight_decay"])
+                                           weight_decay=self.settings["weight_decay"],
+                                           fused=config["train"]["fused_adam"])
         self.buffer = ReplayBuffer(self.settings["buffer_size"], self.game.num_actions)
         self.mixture = OptionMixture(self.env_id, config["env"]["mixture"], expert_error) if config["env"]["mixture"] else None
         self.networks = {options_key(self.options): self.policy}  # per configuration, sharing the weights

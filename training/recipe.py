@@ -35,8 +35,8 @@ atomically after every step.
 still runs at least one rollout or iteration): a smoke test of the whole chain. A rerun with
 the same recipe and scale on the same machine gives the same weights bit for bit wherever the
 learner is deterministic: expert iteration and PPO with ``train.processes: 1`` and torch on
-one thread (every stage runs with ``train.torch_threads: 1`` and ``train.precision: float32``,
-whatever its config file says; tested), uninterrupted, or interrupted only
+one thread (every stage runs with ``train.torch_threads: 1``, ``train.precision: float32`` and
+``train.fused_adam: false``, whatever its config file says; tested), uninterrupted, or interrupted only
 between stages or inside expert-iteration stages. Not promised: a PPO stage resumed from inside
 (new games after the stop), and several torch threads or worker processes (a tiny recipe
 reran bit for bit with two of either, but threaded sums need not keep their order on larger
@@ -102,6 +102,8 @@ def stage_output(run_dir: Path, recipe: Recipe, name: str) -> Path:
 RECIPE_TORCH_THREADS = 1
 #: every stage's ``train.precision``: the shipped networks were trained in float32
 RECIPE_PRECISION = "float32"
+#: every stage's ``train.fused_adam``: the shipped networks were trained with torch's per-tensor Adam
+RECIPE_FUSED_ADAM = False
 
 
 def scaled(count: int, scale: float, least: int = 1) -> int:
@@ -113,14 +115,16 @@ def stage_config(recipe: Recipe, number: int, run_dir: Path, scale: float) -> di
     budget (``train.timesteps``) and its inputs (``train.init_from``, ``alphazero.expert``) set
     to earlier stages' outputs, as absolute paths (a resumed expert-iteration run reads its
     expert again, from wherever it is resumed), and torch on :data:`RECIPE_TORCH_THREADS`
-    threads in float32 (:data:`RECIPE_PRECISION`; a default config may ask for more threads
-    or bfloat16, for speed)."""
+    threads in float32 with the per-tensor Adam (:data:`RECIPE_PRECISION`,
+    :data:`RECIPE_FUSED_ADAM`; a default config may ask for more threads, bfloat16 or the
+    fused Adam, for speed)."""
     stage = recipe.stages[number - 1]
     data = yaml.safe_load(stage.config_path.read_text())
     train = data.setdefault("train", {})
     train["timesteps"] = scaled(stage.budget, scale)
     train["torch_threads"] = RECIPE_TORCH_THREADS
     train["precision"] = RECIPE_PRECISION
+    train["fused_adam"] = RECIPE_FUSED_ADAM
     origin = Path(run_dir).resolve()
     train["init_from"] = str(stage_output(origin, recipe, stage.init_from)) if stage.init_from else None
     if stage.expert:

@@ -15,7 +15,8 @@ The YAML configs are ``training.train``'s and mean the same:
   taken every ``--snapshot-every`` iterations (default: about ``train.checkpoint_every``
   env steps); ``train.n_envs`` games are shared by the env runners; ``init_from``, ``seed``,
   ``torch_threads`` and ``quick_eval_games`` as in ``training.train``; RLlib's learner
-  trains in float32 whatever ``train.precision`` says (the run's log says so);
+  trains in float32 whatever ``train.precision`` says (the run's log says so), with RLlib's
+  own Adam (``train.fused_adam`` is MaskablePPO's and expert iteration's);
 * ``ppo``: RLlib's PPO set like MaskablePPO (:func:`training.league.league_config`);
 * ``eval``: the closing tournament and its report files, ``training.train``'s, its games
   played as Ray tasks across the cluster. ``--eval-every K`` plays it every K iterations

@@ -94,7 +94,9 @@ class SelfPlayRun:
     # the network: these two methods are the only places that read config["policy"]
     def _policy_kwargs(self) -> dict:
         game, spec = self.game, self.config["policy"]
-        return policy_kwargs(spec, game.observation_shape, game.num_actions, **game_layout(game))
+        # eps 1e-5: SB3's Adam for PPO, which it sets only where no optimizer_kwargs are given
+        return {**policy_kwargs(spec, game.observation_shape, game.num_actions, **game_layout(game)),
+                "optimizer_kwargs": {"eps": 1e-5, "fused": self.config["train"]["fused_adam"]}}
 
     def metadata(self) -> dict:
         return policy_metadata(self.game, self.options, self.config["policy"], algorithm="MaskablePPO self-play",
@@ -176,7 +178,7 @@ class SelfPlayRun:
             elif precision == "bfloat16" and not cpu_has_bfloat16_units():
                 self.log("train.precision bfloat16: this CPU has no bfloat16 matrix units (AMX or AVX-512 BF16), "
                          "so torch emulates them and the run is slower than in float32")
-            model.rollout_buffer.attach(vec)
+            model.rollout_buffer.attach(vec, legal_lists=getattr(model.policy, "reads_legal_actions", False))
             vec.set_live_policy(model.policy)
             self.model = model
             return self._learn(model, vec, resume, callback)

@@ -12,7 +12,8 @@ from sb3_contrib.common.maskable.distributions import MaskableCategorical
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 import sky_envs
-from sky_envs.agents.legal_actions import SPARSE_FROM, LegalActionsPolicy, LegalCategorical, MaskedCategorical, logsumexp
+from sky_envs.agents.legal_actions import (SPARSE_FROM, LegalActions, LegalActionsPolicy, LegalCategorical,
+                                          MaskedCategorical, logsumexp, sample_rows)
 from sky_envs.agents.network import build_policy, forward, game_layout, policy_class
 from tests.agents.test_search import random_positions
 
@@ -93,6 +94,46 @@ def test_illegal_actions_and_empty_masks_are_refused():
         ours.evaluate_actions(observations, illegal, action_masks=empty)
 
 
+def test_legal_actions_listed_are_the_masks_nonzero_entries_and_give_the_same_update():
+    ours, _, observations, masks = twins(MLP, seed=6)
+    listed = LegalActions.of_masks(masks, len(masks))
+    rows, actions = torch.as_tensor(masks).nonzero(as_tuple=True)
+    assert torch.equal(listed.rows, rows) and torch.equal(listed.actions, actions)
+    assert torch.equal(listed.counts, torch.as_tensor(masks.sum(axis=1)))
+    for other in (masks.astype(np.float32), torch.as_tensor(masks)):      # a buffer's float masks, a tensor
+        assert all(torch.equal(a, b) for a, b in zip(LegalActions.of_masks(other, len(masks)), listed))
+    # rows picked out of a list held as arrays (a rollout buffer's minibatch)
+    counts = listed.counts.numpy()
+    picked = np.array([5, 0, 11, 5])
+    selected = LegalActions.select(listed.actions.numpy(), np.cumsum(counts) - counts, counts, picked)
+    assert all(torch.equal(a, b) for a, b in zip(selected, LegalActions.of_masks(masks[picked], len(picked))))
+    # the update reads the same numbers from either, gradients included
+    from_masks = update_outputs(ours, observations, masks, seed=7)
+    rng = np.random.default_rng(7)
+    actions = torch.as_tensor([rng.choice(np.flatnonzero(mask)) for mask in masks])
+    ours.zero_grad()
+    values, log_prob, entropy = ours.evaluate_actions(observations, actions, action_masks=listed)
+    (log_prob.sum() + 0.1 * entropy.sum() + values.sum()).backward()
+    from_list = (values, log_prob, entropy, torch.cat([p.grad.reshape(-1) for p in ours.parameters()]))
+    assert all(torch.equal(a, b) for a, b in zip(from_masks, from_list))
+    with pytest.raises(ValueError, match="legal actions are listed for 4 rows, the batch has 12"):
+        ours.get_distribution(observations, selected)
+
+
+def test_the_dense_head_scores_legal_actions_in_the_trunk_dtype():
+    """With a bfloat16 trunk, a wide space's dense head scores its legal rows in bfloat16 too:
+    float32 scores near the float32 ones, gradients for the rows used only."""
+    ours, _, observations, masks = twins(MLP, seed=8)
+    exact = update_outputs(ours, observations, masks, seed=9)
+    ours.trunk_dtype = torch.bfloat16
+    rounded = update_outputs(ours, observations, masks, seed=9)
+    for a, b in zip(exact[:3], rounded[:3]):
+        assert b.dtype == torch.float32 and not torch.equal(a, b)
+        torch.testing.assert_close(b, a, atol=0.05, rtol=0.05)
+    unused = ~torch.as_tensor(masks).any(dim=0)
+    assert not ours.action_net.weight.grad[unused].any() and ours.action_net.weight.grad[~unused].any()
+
+
 def test_which_distribution_each_call_gets():
     """Wide spaces with masks: the legal actions only; narrow spaces with masks: sb3-contrib's
     masked categorical made at once; calls without masks: sb3-contrib's own code."""
@@ -126,8 +167,8 @@ def test_maskable_ppo_trains_on_scala_with_it(tmp_path):
 @pytest.mark.parametrize("env_id", ["highrise_heist_v0", "skybridge_v0"])
 def test_narrow_spaces_give_sb3_contribs_numbers_bit_for_bit(env_id):
     """Below SPARSE_FROM actions the distribution is sb3-contrib's masked categorical made with
-    its masks at once: values, log-probabilities, entropies, gradients and sampled actions
-    equal sb3-contrib's own path exactly."""
+    its masks at once: values, log-probabilities, entropies and gradients equal sb3-contrib's
+    own path exactly; actions are drawn from its probabilities by ``sample_rows``."""
     ours, theirs, observations, masks = twins(MLP, seed=3, env_id=env_id)
     results = []
     for policy in (ours, theirs):
@@ -135,9 +176,35 @@ def test_narrow_spaces_give_sb3_contribs_numbers_bit_for_bit(env_id):
         torch.manual_seed(5)
         with torch.no_grad():
             results.append((*outputs, *policy(observations, action_masks=masks)))
-    for a, b in zip(*results):
+    for a, b in zip(results[0][:4], results[1][:4]):
         assert torch.equal(a, b)
     assert results[0][2].min() > 0
+    with torch.no_grad():
+        torch.manual_seed(5)
+        drawn = sample_rows(theirs.get_distribution(observations, masks).distribution.probs)
+        torch.manual_seed(5)
+        actions, values, log_prob = ours(observations, action_masks=masks)
+        assert torch.equal(actions, drawn)
+        assert torch.equal(values, results[1][5])
+        assert torch.equal(log_prob, theirs.evaluate_actions(observations, actions, action_masks=masks)[1])
+
+
+def test_sample_rows_draws_each_index_with_its_probability_and_never_one_of_probability_0():
+    torch.manual_seed(0)
+    probs = torch.tensor([[0.0, 0.5, 0.0, 0.3, 0.2, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 2.0],
+                          [1e-30, 0.0, 1.0, 0.0, 0.0, 0.0]])
+    draws = torch.stack([sample_rows(probs) for _ in range(20000)])
+    first = torch.bincount(draws[:, 0], minlength=6).double() / len(draws)
+    assert first[[0, 2, 5]].sum() == 0
+    torch.testing.assert_close(first[[1, 3, 4]], torch.tensor([0.5, 0.3, 0.2], dtype=torch.float64), atol=0.015, rtol=0)
+    assert (draws[:, 1] == 5).all()          # an unnormalised row: its one entry
+    assert set(draws[:, 2].tolist()) <= {0, 2}
+    torch.manual_seed(1)
+    again = sample_rows(probs)
+    torch.manual_seed(1)
+    assert torch.equal(again, sample_rows(probs))   # torch's generator: seeded, it repeats
+    # the running total's last entry, which u times the total must stay below
+    assert (sample_rows(torch.tensor([[0.0, 1.0, 0.0]]).repeat(1000, 1)) == 1).all()
 
 
 def test_logsumexp_is_torchs_to_the_last_bit_forward_and_backward():

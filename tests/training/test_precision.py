@@ -1,7 +1,7 @@
 """``train.precision: bfloat16``: the learner's trunk under torch's CPU autocast (weights,
 heads, distribution and losses float32), with real MaskablePPO on tiny budgets: runs repeat
 bit for bit, differ from float32's, keep their precision on resume; configs that cannot use
-it are refused."""
+it are refused. ``train.fused_adam``: torch's fused Adam kernel, or its per-tensor one."""
 
 import pytest
 import torch
@@ -11,6 +11,7 @@ from sky_envs.agents.legal_actions import LegalActionsPolicy
 from tests.training.training_support import quiet, random_policy, tiny_config
 from sky_envs.agents.checkpoint import read_checkpoint
 from training.config import cpu_has_bfloat16_units, trunk_dtype
+from training.alphazero import ExpertIterationRun
 from training.selfplay import SelfPlayRun
 
 
@@ -69,3 +70,20 @@ def test_configs_that_cannot_train_in_bfloat16_are_refused():
     with pytest.raises(ValueError, match="dense or pairs policy head"):
         tiny_config(**{"train.precision": "bfloat16",
                        "policy": {"kind": "resnet", "channels": 8, "blocks": 1, "policy_head": "moves"}})
+
+
+def test_fused_adam_by_default_with_ppos_eps_and_the_per_tensor_kernel_on_request(tmp_path):
+    for fused in (True, False):
+        config = tiny_config(**{"train.timesteps": 64, **({} if fused else {"train.fused_adam": False})})
+        run = SelfPlayRun(config, tmp_path / str(fused), progress=False, log=quiet)
+        run.train()
+        assert run.model.policy.optimizer.defaults["fused"] is fused
+        assert run.model.policy.optimizer.defaults["eps"] == 1e-5      # SB3's Adam for PPO, as without the setting
+        config["train"]["timesteps"] = 128
+        resumed = SelfPlayRun(config, tmp_path / str(fused), progress=False, log=quiet)
+        resumed.train(resume=True)
+        assert resumed.model.policy.optimizer.defaults["fused"] is fused
+    expert = tiny_config(**{"train.algorithm": "alphazero"})
+    assert ExpertIterationRun(expert, tmp_path / "expert", progress=False, log=quiet).optimizer.defaults["fused"] is True
+    with pytest.raises(ValueError, match="train.fused_adam must be true or false, got 'yes'"):
+        tiny_config(**{"train.fused_adam": "yes"})

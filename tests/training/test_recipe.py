@@ -173,12 +173,12 @@ OPTIONS = {"board": "square", "rows": 4, "cols": 4, "positioning": "random"}
 
 
 def tiny_recipe(folder, budget_ppo=512, budget_expert=60):
-    """Two stages on 4x4 Sky Scrapers: PPO (its config asking for two torch threads and
-    bfloat16, as default configs do), then expert iteration from its weights with its search (shipped with
+    """Two stages on 4x4 Sky Scrapers: PPO (its config asking for two torch threads,
+    bfloat16 and the fused Adam, as default configs do), then expert iteration from its weights with its search (shipped with
     c_puct 0.5) as the expert; shipped with c_puct 0.8 and one report."""
     env = {"id": "sky_scrapers_v0", "options": OPTIONS}
     ppo = {"env": env, "train": {"timesteps": 1, "n_envs": 4, "checkpoint_every": 128, "quick_eval_games": 2,
-                                 "torch_threads": 2, "precision": "bfloat16"},
+                                 "torch_threads": 2, "precision": "bfloat16", "fused_adam": True},
            "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1}, "policy": SMALL_NETWORK}
     expert = {"env": env, "train": {"algorithm": "alphazero", "timesteps": 1, "checkpoint_every": 40,
                                     "quick_eval_games": 2},
@@ -224,9 +224,9 @@ def test_a_tiny_recipe_runs_every_stage_ships_and_reports(tiny_run):
     assert read_checkpoint(source["file"])[0]["search"] == {"c_puct": 0.5}   # the expert's settings
     config = load_config(run_dir / "02_distill" / "config.yaml")
     assert config["alphazero"]["expert"] == f"{source['file']}@2"
-    for stage in ("01_selfplay", "02_distill"):    # every stage on one torch thread in float32, whatever its file asks
-        train = load_config(run_dir / stage / "config.yaml")["train"]
-        assert (train["torch_threads"], train["precision"]) == (1, "float32")
+    for stage in ("01_selfplay", "02_distill"):    # every stage on one torch thread in float32, per-tensor Adam,
+        train = load_config(run_dir / stage / "config.yaml")["train"]              # whatever its file asks
+        assert (train["torch_threads"], train["precision"], train["fused_adam"]) == (1, "float32", False)
     assert shipped["training"]["steps"] >= 60
     report = json.loads((run_dir / "shipped" / "report.json").read_text())
     assert [(p["a"], p["b"], p["games"]) for p in report["pairings"]] == [("policy", "random", 4)]

@@ -6,6 +6,7 @@ import pytest
 import torch
 from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 
+from sky_envs.agents.legal_actions import LegalActions
 from sky_envs.core.registry import make_game
 from tests.training.training_support import TINY, one_torch_thread, quiet, random_policy, tiny_config  # noqa: F401
 from training.collector import SelfPlayVecEnv
@@ -114,6 +115,37 @@ def test_with_one_learner_seat_per_game_the_advantages_are_sb3s():
     assert torch.equal(ours.observations, theirs.observations)
     # laid out slot by slot, the rollout is flattened for the update without a copy
     assert np.shares_memory(per_seat.observations, recorded[0]) and np.shares_memory(per_seat.action_masks, recorded[1])
+
+
+def test_minibatches_of_a_wide_space_list_their_legal_actions_and_train_to_the_same_weights(tmp_path, monkeypatch):
+    """``legal_lists``: each minibatch carries its rows' legal actions (the rollout's masks
+    scanned once) instead of its masks; a Scala run's weights are the same bit for bit."""
+    vec = collector("scala_v0", {}, 4, latest=1.0)
+    masked, listed = new_buffer(PerSeatRolloutBuffer, vec, 24), new_buffer(PerSeatRolloutBuffer, vec, 24)
+    listed.attach(vec, legal_lists=True)
+    fill([masked, listed], vec, 24)
+    np.random.seed(3)
+    theirs = list(masked.get(batch_size=40))
+    np.random.seed(3)
+    ours = list(listed.get(batch_size=40))
+    assert len(ours) == len(theirs) == 3
+    for a, b in zip(ours, theirs):
+        assert isinstance(a.action_masks, LegalActions) and not isinstance(b.action_masks, LegalActions)
+        assert all(torch.equal(x, y) for x, y in zip(a.action_masks, LegalActions.of_masks(b.action_masks, len(b.actions))))
+        assert all(torch.equal(x, y) for x, y in zip(a[:-1], b[:-1]))
+
+    config = tiny_config(**{"env.id": "scala_v0", "env.options": {}, "train.timesteps": 128})
+    weights = []
+    for name in ("listed", "masked"):
+        if name == "masked":   # the same run with the minibatches' masks handed on, as in a narrow space
+            attach = PerSeatRolloutBuffer.attach
+            monkeypatch.setattr(PerSeatRolloutBuffer, "attach", lambda self, collector, legal_lists=False:
+                                attach(self, collector, legal_lists=False))
+        run = SelfPlayRun(config, tmp_path / name, progress=False, log=quiet)
+        run.train()
+        assert run.model.rollout_buffer.legal_lists == (name == "listed")
+        weights.append([p.detach().clone() for p in run.model.policy.parameters()])
+    assert all(torch.equal(a, b) for a, b in zip(*weights))
 
 
 def test_a_self_play_slot_offers_every_decision_of_its_game_from_the_movers_side():

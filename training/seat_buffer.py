@@ -81,16 +81,22 @@ class PerSeatRolloutBuffer(MaskableRolloutBuffer):
         self.movers[step], self.outcomes[step] = self.collector.decision_record()
 
     def _get_samples(self, batch_inds: np.ndarray, env=None) -> MaskableRolloutBufferSamples:
+        # MaskableRolloutBuffer's minibatch, but each array, a new one already (numpy's fancy
+        # indexing), is read by torch where it lies instead of being copied again (SB3's
+        # ``to_torch`` copies: Golden Rush's 1,024 observations of 2,574 numbers, about 4% of a
+        # run); the masks as listed legal actions with ``legal_lists``
+        data = (self.observations[batch_inds], self.actions[batch_inds], self.values[batch_inds].flatten(),
+                self.log_probs[batch_inds].flatten(), self.advantages[batch_inds].flatten(),
+                self.returns[batch_inds].flatten())
+        tensors = [self.to_torch(array, copy=False) for array in data]
         if not self.legal_lists:
-            return super()._get_samples(batch_inds, env)
+            return MaskableRolloutBufferSamples(
+                *tensors, self.to_torch(self.action_masks[batch_inds].reshape(-1, self.mask_dims), copy=False))
         if self._legal is None:   # the masks are flattened (``get``) by now: one row per transition
             listed = LegalActions.of_masks(self.action_masks, len(self.action_masks))
             counts = listed.counts.numpy()
             self._legal = (listed.actions.numpy(), np.cumsum(counts) - counts, counts)
-        data = (self.observations[batch_inds], self.actions[batch_inds], self.values[batch_inds].flatten(),
-                self.log_probs[batch_inds].flatten(), self.advantages[batch_inds].flatten(),
-                self.returns[batch_inds].flatten())
-        return MaskableRolloutBufferSamples(*map(self.to_torch, data), LegalActions.select(*self._legal, batch_inds))
+        return MaskableRolloutBufferSamples(*tensors, LegalActions.select(*self._legal, batch_inds))
 
     def compute_returns_and_advantage(self, last_values, dones: np.ndarray) -> None:
         values, rewards = self.values, self.rewards

@@ -1,5 +1,6 @@
 """The training loop's rhythm: learner steps/s per rollout-and-update cycle, the progress
-bar, and the work done between cycles (checkpoints, quick evaluations)."""
+bar, the work done between cycles (checkpoints, quick evaluations), and what holds for the
+length of a rollout only (:class:`RolloutRegion`)."""
 
 from __future__ import annotations
 
@@ -98,3 +99,31 @@ class RolloutCycles(BaseCallback):
             self._release()
         except KeyboardInterrupt:
             pass
+
+
+class RolloutRegion(BaseCallback):
+    """Holds ``region()`` (a context manager) open from the start of each rollout to its end,
+    so never across a PPO update: the self-play learner keeps its policy's weight casts there
+    (:meth:`~sky_envs.agents.legal_actions.LegalActionsPolicy.casts_kept`). :meth:`close`
+    leaves a region that an interrupted rollout left open."""
+
+    def __init__(self, region: Callable[[], contextlib.AbstractContextManager]):
+        super().__init__()
+        self.region = region
+        self._open: contextlib.ExitStack | None = None
+
+    def _on_rollout_start(self) -> None:
+        self.close()
+        self._open = contextlib.ExitStack()
+        self._open.enter_context(self.region())
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_rollout_end(self) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._open is not None:
+            region, self._open = self._open, None
+            region.close()

@@ -25,6 +25,7 @@ unpickled on resume): resume only runs you made. Checkpoints for play are the ``
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 
@@ -36,7 +37,7 @@ from sky_envs.agents.network import game_layout, policy_class, policy_kwargs
 from sky_envs.core.registry import canonical_id, make_game
 from .config import cpu_has_bfloat16_units, trunk_dtype
 from .evaluate import evaluate_policy
-from .progress import RolloutCycles
+from .progress import RolloutCycles, RolloutRegion
 from .run_folder import CHECKPOINTS, MODEL, STATE, atomic_write, read_state, remove_leftovers, write_state
 from .seat_buffer import PerSeatRolloutBuffer
 from .signals import deferred_interrupts, interrupts_as_keyboard
@@ -205,11 +206,15 @@ class SelfPlayRun:
 
         remaining = max(0, total - self.steps_done)
         cycles = RolloutCycles(total, between_cycles, progress=self.progress)
+        casts = RolloutRegion(getattr(model.policy, "casts_kept", contextlib.nullcontext))
         with interrupts_as_keyboard():
             try:
                 if remaining:
-                    model.learn(remaining, callback=[cycles] + ([callback] if callback is not None else []),
-                                reset_num_timesteps=not resume, tb_log_name="selfplay")
+                    try:
+                        model.learn(remaining, callback=[cycles, casts] + ([callback] if callback is not None else []),
+                                    reset_num_timesteps=not resume, tb_log_name="selfplay")
+                    finally:   # a rollout stopped half-way leaves its region open
+                        casts.close()
                 with deferred_interrupts():
                     self.save(model, vec, checkpoint=False)
                     final = save_checkpoint(self.run_dir / "final.pt", model.policy, self.metadata())

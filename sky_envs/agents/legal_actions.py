@@ -306,6 +306,15 @@ class LegalActionsPolicy(MaskableActorCriticPolicy):
                                                       action_masks)
         return distribution
 
+    @staticmethod
+    def casts_kept():
+        """A region over which the trunk casts each weight to :attr:`trunk_dtype` once, not at
+        every forward pass: torch's autocast keeps its casts of weights while any autocast
+        region is open, and this one turns nothing on. For forward passes whose weights do
+        not change (a rollout: Golden Rush's first layer, 2,574 x 256, was cast twice a step);
+        never around an optimizer step, whose new weights the kept casts would not see."""
+        return torch.autocast("cpu", enabled=False)
+
     def _latents(self, obs) -> tuple[torch.Tensor, torch.Tensor]:
         """The actor's and the critic's latent features, as SB3's ``forward`` computes them."""
         if self.trunk_dtype is not None:

@@ -87,3 +87,40 @@ def test_fused_adam_by_default_with_ppos_eps_and_the_per_tensor_kernel_on_reques
     assert ExpertIterationRun(expert, tmp_path / "expert", progress=False, log=quiet).optimizer.defaults["fused"] is True
     with pytest.raises(ValueError, match="train.fused_adam must be true or false, got 'yes'"):
         tiny_config(**{"train.fused_adam": "yes"})
+
+
+def test_a_bfloat16_trunk_casts_its_weights_once_per_rollout_and_never_across_an_update(tmp_path, monkeypatch):
+    from contextlib import contextmanager, nullcontext
+
+    from sb3_contrib import MaskablePPO
+    from torch.profiler import profile
+
+    game = sky_envs.make_game("sky_scrapers_v0", board="square", rows=4, cols=4)
+    policy = random_policy(game)
+    policy.trunk_dtype = torch.bfloat16
+    observations = torch.rand(8, *game.observation_shape)
+
+    def casts(region) -> tuple[int, list]:
+        with profile() as prof, region:
+            with torch.no_grad():
+                outputs = [policy._latents(observations) for _ in range(4)]
+        return sum(e.count for e in prof.key_averages() if e.key == "aten::_to_copy"), outputs
+
+    each_pass, exact = casts(nullcontext())
+    kept, outputs = casts(policy.casts_kept())
+    assert kept < each_pass and all(torch.equal(a, b) for x, y in zip(exact, outputs) for a, b in zip(x, y))
+
+    events = []
+
+    @contextmanager
+    def recorded():
+        events.append("open")
+        yield
+        events.append("close")
+
+    train = MaskablePPO.train
+    monkeypatch.setattr(LegalActionsPolicy, "casts_kept", staticmethod(recorded))
+    monkeypatch.setattr(MaskablePPO, "train", lambda self: (events.append("update"), train(self))[1])
+    SelfPlayRun(tiny_config(**{"train.precision": "bfloat16", "train.timesteps": 128}), tmp_path, progress=False,
+                log=quiet).train()
+    assert events == ["open", "close", "update"] * 2

@@ -388,8 +388,7 @@ class ExpertIterationRun:
             return []
         observations = np.stack([state.observation(state.current_player) for state in states])
         masks = np.stack([state.legal_mask() for state in states])
-        logits, _ = NetworkEvaluator(self.playing.policy).logits_and_values(observations, masks)
-        return logits.argmax(dim=1).tolist()
+        return NetworkEvaluator(self.playing.policy).masked_logits(observations, masks).argmax(dim=1).tolist()
 
     def pick_opponents(self, count: int) -> tuple[list, list[int]]:
         """Per game: the baseline actor that plays every seat but one (None: self-play, the

@@ -292,13 +292,18 @@ def policy_kwargs(spec: dict, observation_shape, num_actions: int, action_cells=
     return kwargs
 
 
-def forward(policy, observations):
+def forward(policy, observations, values: bool = True):
     """``(logits, values)`` of ``policy`` (a policy :func:`build_policy` makes) for a batch of
     observations (a float32 tensor): the action logits before any mask, and the value head's
     estimate per observation. The one forward pass of the project's networks, which agents,
     expert-iteration training and the RLlib module all call: SB3's own ``forward`` also
-    builds a distribution and samples, which costs more than a small network's pass."""
-    latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(observations))
+    builds a distribution and samples, which costs more than a small network's pass. With
+    ``values=False`` the value side's layers are not run (half an MLP's trunk) and the values
+    are None; the logits are the same."""
+    features = policy.extract_features(observations)
+    if not values:
+        return policy.action_net(policy.mlp_extractor.forward_actor(features)), None
+    latent_pi, latent_vf = policy.mlp_extractor(features)
     return policy.action_net(latent_pi), policy.value_net(latent_vf)[:, 0]
 
 

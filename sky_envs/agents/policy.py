@@ -37,29 +37,36 @@ class NetworkEvaluator:
         self.policy = policy
         self.symmetries = symmetries
 
-    def logits_and_values(self, observations: np.ndarray, masks: np.ndarray):
-        """Masked logits (``-inf`` where illegal) and values, as torch tensors."""
+    def logits_and_values(self, observations: np.ndarray, masks: np.ndarray, values: bool = True):
+        """Masked logits (``-inf`` where illegal) and values, as torch tensors; with
+        ``values=False`` the values are None and the value side of the network is not run
+        (the logits are the same)."""
         if self.symmetries is None:
-            return self._forward(observations, masks)
+            return self._forward(observations, masks, values)
         import torch
 
         symmetries, n = self.symmetries, len(observations)
         which = np.tile(np.arange(len(symmetries)), n)
         views, view_masks = symmetries.transform(which, np.repeat(np.asarray(observations, dtype=np.float32), len(symmetries), 0),
                                                  np.repeat(np.asarray(masks, dtype=bool), len(symmetries), 0))
-        logits, values = self._forward(views, view_masks)
+        logits, view_values = self._forward(views, view_masks, values)
         # view k's action actions[s, a] is the position's action a
         back = torch.log_softmax(logits, dim=1).gather(1, torch.as_tensor(symmetries.actions[which]))
-        return back.reshape(n, len(symmetries), -1).mean(dim=1), values.reshape(n, -1).mean(dim=1)
+        return (back.reshape(n, len(symmetries), -1).mean(dim=1),
+                None if view_values is None else view_values.reshape(n, -1).mean(dim=1))
 
-    def _forward(self, observations: np.ndarray, masks: np.ndarray):
+    def masked_logits(self, observations: np.ndarray, masks: np.ndarray):
+        """The masked logits of :meth:`logits_and_values` alone (the value side not run)."""
+        return self.logits_and_values(observations, masks, values=False)[0]
+
+    def _forward(self, observations: np.ndarray, masks: np.ndarray, values: bool = True):
         import torch
 
         with torch.no_grad():
             x = torch.as_tensor(np.asarray(observations, dtype=np.float32))
-            logits, values = forward(self.policy, x)
+            logits, value = forward(self.policy, x, values)
             logits = logits.masked_fill(~torch.as_tensor(np.asarray(masks, dtype=bool)), -torch.inf)
-        return logits, values
+        return logits, value
 
     def __call__(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         import torch
@@ -101,8 +108,7 @@ class PolicyAgent(Agent):
             raise ValueError("the action mask has no legal action: this seat has no decision to make")
         obs = np.asarray(observation["observation"], dtype=np.float32)[None]
         if self.deterministic:
-            logits, _ = self.evaluator.logits_and_values(obs, mask[None])
-            action = int(logits[0].argmax())
+            action = int(self.evaluator.masked_logits(obs, mask[None])[0].argmax())
         else:
             probabilities, _ = self.evaluator(obs, mask[None])
             p = probabilities[0].astype(np.float64)

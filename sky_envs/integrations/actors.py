@@ -117,7 +117,7 @@ class PolicyActor(Actor):
         return self.act_batch(batch.observation[slots], batch.action_mask[slots], SlotStates(venv, slots))
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray, states: States) -> np.ndarray:
-        logits, _ = self.evaluator.logits_and_values(observations, masks)
+        logits = self.evaluator.masked_logits(observations, masks)
         if self.deterministic:
             return logits.argmax(dim=1).numpy()
         return sample_masked(logits, self.rng)

@@ -155,3 +155,30 @@ def test_both_learners_train_a_moves_network(tmp_path):
     loaded, _ = load_checkpoint(final, env_id="sky_scrapers_v0", env_options=SKY["env.options"])
     assert any(not torch.equal(t, loaded.state_dict()[n]) for n, t in start.items())
     assert torch.equal(loaded.state_dict()["action_net.direction"], expert.policy.state_dict()["action_net.direction"])
+
+
+@pytest.mark.parametrize("spec", [MOVES, {"kind": "mlp", "hidden": [16, 16]},
+                                  {"kind": "resnet", "channels": 8, "blocks": 1, "head_channels": 2, "head_hidden": [8]}],
+                         ids=["moves head", "mlp", "resnet"])
+def test_logits_without_the_value_side_are_the_same_logits(spec):
+    """``forward(..., values=False)`` and ``NetworkEvaluator.masked_logits`` (what deterministic
+    agents and opponents read) skip the value layers and give the logits of the whole pass,
+    bit for bit, with the board's symmetries too."""
+    from sky_envs.agents.network import forward
+    from sky_envs.agents.policy import NetworkEvaluator
+    from tests.agents.test_search import random_positions
+
+    game, policy = sky_policy(spec)
+    states = random_positions(game, 6, 12, seed=2)
+    observations = np.stack([s.observation(s.current_player) for s in states])
+    masks = np.stack([s.legal_mask().astype(bool) for s in states])
+    with torch.no_grad():
+        logits, values = forward(policy, torch.as_tensor(observations))
+        alone, none = forward(policy, torch.as_tensor(observations), values=False)
+    assert none is None and values.shape == (6,) and torch.equal(logits, alone)
+    assert masks.any(axis=1).all() and game.symmetries is not None
+    for symmetries in (None, game.symmetries):
+        evaluator = NetworkEvaluator(policy, symmetries)
+        alone = evaluator.masked_logits(observations, masks)
+        assert torch.equal(alone, evaluator.logits_and_values(observations, masks)[0])
+        assert torch.isfinite(alone[torch.as_tensor(masks)]).all()

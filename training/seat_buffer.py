@@ -30,11 +30,6 @@ from sky_envs.agents.legal_actions import LegalActions
 _UNKNOWN, _VALUE, _TERMINAL = 0, 1, 2
 
 
-def _step_major(shape: tuple, dtype) -> np.ndarray:
-    """A new array of zeros of ``shape`` (slots first) seen with its first two axes swapped (steps first)."""
-    return np.zeros(shape, dtype=dtype).swapaxes(0, 1)
-
-
 class PerSeatRolloutBuffer(MaskableRolloutBuffer):
     """``MaskableRolloutBuffer`` with per-seat GAE; see the module docstring."""
 
@@ -58,16 +53,28 @@ class PerSeatRolloutBuffer(MaskableRolloutBuffer):
         # SB3 writes them (``add``): its swap_and_flatten before the update is then a reshape
         # of the same memory instead of a copy of the whole rollout (Golden Rush's 4,096
         # observations of 2,574 numbers: about 5% of its training time). The same values.
+        # Both arrays are kept from one rollout to the next (every step's observations and masks
+        # are written by ``add``, which refuses a step without masks, before ``get`` reads
+        # them): a fresh one's memory is handed out by the system page by page as it is first
+        # written, and in this layout a rollout's first step writes into every page at once
+        # (Scala's 32 MB of masks: 20-45 ms at each rollout's first ``add``).
         self.mask_dims = int(self.action_space.n)
         RolloutBuffer.reset(self)
-        self.observations = _step_major((self.n_envs, self.buffer_size, *self.obs_shape), self.observation_space.dtype)
-        # every step's masks are written by ``add`` (it refuses a step without them), so the
-        # array starts as zeros, which the system hands out untouched, not as SB3's ones
-        self.action_masks = _step_major((self.n_envs, self.buffer_size, self.mask_dims), bool)
+        self.observations = self._step_major("observations", self.obs_shape, self.observation_space.dtype)
+        self.action_masks = self._step_major("action_masks", (self.mask_dims,), bool)
         self._legal = None   # the rollout's legal actions listed (``legal_lists``), made at the first minibatch
         players = self.collector.num_players if self.collector is not None else 1
         self.movers = np.zeros((self.buffer_size, self.n_envs), dtype=np.int64)
         self.outcomes = np.full((self.buffer_size, self.n_envs, players), np.nan)
+
+    def _step_major(self, name: str, item_shape: tuple, dtype) -> np.ndarray:
+        """The buffer's array ``name`` laid out slot by slot, seen step by step; the same memory
+        every rollout (its values are the last rollout's until ``add`` writes them)."""
+        shape = (self.n_envs, self.buffer_size, *item_shape)
+        kept = self.__dict__.setdefault("_kept", {})
+        if name not in kept or kept[name].shape != shape or kept[name].dtype != dtype:
+            kept[name] = np.zeros(shape, dtype=dtype)
+        return kept[name].swapaxes(0, 1)
 
     def add(self, *args, **kwargs) -> None:
         if self.collector is None:

@@ -115,6 +115,16 @@ def test_with_one_learner_seat_per_game_the_advantages_are_sb3s():
     assert torch.equal(ours.observations, theirs.observations)
     # laid out slot by slot, the rollout is flattened for the update without a copy
     assert np.shares_memory(per_seat.observations, recorded[0]) and np.shares_memory(per_seat.action_masks, recorded[1])
+    # the next rollout is written into the same memory (no fresh pages to fault in), and reads
+    # as a fresh buffer's would
+    per_seat.reset()
+    fresh = new_buffer(PerSeatRolloutBuffer, vec, 48)
+    assert np.shares_memory(per_seat.observations, recorded[0]) and np.shares_memory(per_seat.action_masks, recorded[1])
+    fill([per_seat, fresh], vec, 48, seed=1)
+    np.random.seed(8)
+    again = list(per_seat.get(batch_size=48))
+    np.random.seed(8)
+    assert all(torch.equal(x, y) for a, b in zip(again, fresh.get(batch_size=48)) for x, y in zip(a, b))
 
 
 def test_minibatches_of_a_wide_space_list_their_legal_actions_and_train_to_the_same_weights(tmp_path, monkeypatch):

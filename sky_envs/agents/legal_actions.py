@@ -54,6 +54,9 @@ from torch.distributions import Categorical, Distribution
 #: the narrowest action space whose PPO distribution is built over the legal actions only
 #: (narrower ones gain nothing: every game but Scala has at most a few hundred actions)
 SPARSE_FROM = 1024
+#: the dense head's product over the legal rows takes a multiple of this many rows
+#: (:func:`_round_up_rows`)
+ROWS_MULTIPLE = 64
 #: the logit of a padding entry (sb3-contrib's masked logit): probability 0 after normalising
 PADDING_LOGIT = -1e8
 #: at or below this, ``exp`` of a float32 is exactly 0 (the smallest subnormal is ``exp(-103.3)``)
@@ -104,6 +107,21 @@ class _Rows(torch.autograd.Function):
     def backward(ctx, grad: torch.Tensor):
         (rows,) = ctx.saved_tensors
         return grad.new_zeros(ctx.shape).index_copy_(0, rows, grad), None
+
+
+def _round_up_rows(used: torch.Tensor) -> None:
+    """Mark the first unmarked entries of ``used`` (a bool vector) until a multiple of
+    :data:`ROWS_MULTIPLE` are marked (or all), for a dense head's product in bfloat16: it is
+    then of one of a few widths. oneDNN, which runs torch's bfloat16 products on the CPU,
+    compiles a kernel for every new shape it meets (about 7 ms for Scala's 1,024 x 256 x
+    1,900, forward, and as much backward), and the number of actions legal somewhere in a
+    batch changes from batch to batch. The extra rows' scores are never read (their gradient
+    is zero); the scores are the same, and the backward product sums the same terms with
+    zeros among them, so its roundings may differ. Float32 products (MKL) compile nothing
+    per shape and are left as they are."""
+    missing = -int(used.sum()) % ROWS_MULTIPLE
+    if missing:
+        used[(~used).nonzero().squeeze(1)[:missing]] = True
 
 
 def logsumexp(logits: torch.Tensor) -> torch.Tensor:
@@ -262,9 +280,12 @@ class LegalActionsPolicy(MaskableActorCriticPolicy):
         rows of its weight for the actions legal somewhere in the batch (in Scala about 1,900
         of 7,744 for 1,024 positions), from which each pair reads its entry. Gathering a weight
         row per pair instead (about 57,000 pairs) moves six times the memory, forward and back.
+        In bfloat16 the rows are rounded up to a multiple of :data:`ROWS_MULTIPLE` (:func:`_round_up_rows`).
         """
         used = torch.zeros(self.action_net.out_features, dtype=torch.bool, device=actions.device)
         used[actions] = True
+        if self.trunk_dtype is not None:
+            _round_up_rows(used)
         column = torch.cumsum(used, 0) - 1          # an action's column among the used ones
         used = used.nonzero().squeeze(1)
         weight, bias = _Rows.apply(self.action_net.weight, used), _Rows.apply(self.action_net.bias, used)

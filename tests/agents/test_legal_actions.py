@@ -12,8 +12,8 @@ from sb3_contrib.common.maskable.distributions import MaskableCategorical
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 import sky_envs
-from sky_envs.agents.legal_actions import (SPARSE_FROM, LegalActions, LegalActionsPolicy, LegalCategorical,
-                                          MaskedCategorical, logsumexp, sample_rows)
+from sky_envs.agents.legal_actions import (ROWS_MULTIPLE, SPARSE_FROM, LegalActions, LegalActionsPolicy, LegalCategorical,
+                                          MaskedCategorical, _round_up_rows, logsumexp, sample_rows)
 from sky_envs.agents.network import build_policy, forward, game_layout, policy_class
 from tests.agents.test_search import random_positions
 
@@ -132,6 +132,50 @@ def test_the_dense_head_scores_legal_actions_in_the_trunk_dtype():
         torch.testing.assert_close(b, a, atol=0.05, rtol=0.05)
     unused = ~torch.as_tensor(masks).any(dim=0)
     assert not ours.action_net.weight.grad[unused].any() and ours.action_net.weight.grad[~unused].any()
+
+
+def test_bfloat16_head_products_take_a_multiple_of_64_rows_and_give_the_same_scores(monkeypatch):
+    """oneDNN compiles a bfloat16 product per new shape: the legal rows are rounded up to a
+    multiple of ROWS_MULTIPLE with rows no batch reads. The scores are the same numbers; the
+    gradients sum the same terms (with zeros among them)."""
+    used = torch.zeros(7744, dtype=torch.bool)
+    used[torch.tensor([3, 70, 71, 7000])] = True
+    _round_up_rows(used)
+    assert int(used.sum()) == ROWS_MULTIPLE and used[[3, 70, 71, 7000]].all() and used[:ROWS_MULTIPLE - 3].all()
+    full = torch.ones(100, dtype=torch.bool)
+    _round_up_rows(full)                            # already a multiple, or all marked: left as is
+    assert full.all()
+    ours, _, observations, masks = twins(MLP, seed=10)
+    ours.trunk_dtype = torch.bfloat16
+    widths = []
+    linear = torch.nn.functional.linear
+    monkeypatch.setattr(torch.nn.functional, "linear", lambda x, w, *a: widths.append(len(w)) or linear(x, w, *a))
+    rounded = update_outputs(ours, observations, masks, seed=11)
+    head = [width for width in widths if width > 32]   # the trunk's layers are 32 wide, the value head 1
+    assert len(head) == 1 and head[0] % ROWS_MULTIPLE == 0 and head[0] > torch.as_tensor(masks).any(dim=0).sum()
+    monkeypatch.setattr("sky_envs.agents.legal_actions.ROWS_MULTIPLE", 1)
+    exact_rows = update_outputs(ours, observations, masks, seed=11)
+    assert all(torch.equal(a, b) for a, b in zip(rounded[:3], exact_rows[:3]))
+    torch.testing.assert_close(rounded[3], exact_rows[3], atol=1e-4, rtol=1e-3)
+
+
+@pytest.mark.parametrize("batch", [1, 5, 12])
+def test_masked_forward_scores_a_wide_dense_heads_legal_rows_only_with_the_same_numbers(batch):
+    """Opponents and agents (NetworkEvaluator) score only the rows of Scala's dense head
+    legal somewhere in their batch: the masked logits of the whole pass, bit for bit, and
+    the same values."""
+    from sky_envs.agents.network import masked_forward
+    from sky_envs.agents.policy import NetworkEvaluator
+
+    ours, _, observations, masks = twins(MLP, seed=12)
+    observations, masks = observations[:batch], masks[:batch]
+    with torch.no_grad():
+        logits, values = forward(ours, observations)
+        whole = logits.masked_fill(~torch.as_tensor(masks), -torch.inf)
+        for with_values in (True, False):
+            masked, value = masked_forward(ours, observations, masks, with_values)
+            assert torch.equal(masked, whole) and (torch.equal(value, values) if with_values else value is None)
+    torch.testing.assert_close(NetworkEvaluator(ours).masked_logits(observations.numpy(), masks), whole, rtol=0, atol=0)
 
 
 def test_which_distribution_each_call_gets():

@@ -307,6 +307,33 @@ def forward(policy, observations, values: bool = True):
     return policy.action_net(latent_pi), policy.value_net(latent_vf)[:, 0]
 
 
+def masked_forward(policy, observations, masks, values: bool = True):
+    """:func:`forward` with the logits masked: ``-inf`` where ``masks`` (bool, one row per
+    observation) is false. A dense head over a wide space (Scala's 7,744 actions;
+    :data:`~sky_envs.agents.legal_actions.SPARSE_FROM` or more) scores only the actions legal
+    somewhere in the batch: the same numbers, without reading the whole head (8 MB in Scala)
+    for the few rows of a self-play opponent's batch."""
+    import torch
+
+    masks = torch.as_tensor(masks, dtype=torch.bool)
+    head = policy.action_net
+    from sky_envs.agents.legal_actions import SPARSE_FROM
+
+    if type(head) is not torch.nn.Linear or head.out_features < SPARSE_FROM:
+        logits, value = forward(policy, observations, values)
+        return logits.masked_fill(~masks, -torch.inf), value
+    features = policy.extract_features(observations)
+    if values:
+        latent_pi, latent_vf = policy.mlp_extractor(features)
+        value = policy.value_net(latent_vf)[:, 0]
+    else:
+        latent_pi, value = policy.mlp_extractor.forward_actor(features), None
+    used = masks.any(dim=0).nonzero().squeeze(1)
+    logits = torch.full(masks.shape, -torch.inf, dtype=latent_pi.dtype)
+    logits[:, used] = torch.nn.functional.linear(latent_pi, head.weight[used], head.bias[used])
+    return logits.masked_fill_(~masks, -torch.inf), value
+
+
 def build_policy(spec: dict, observation_shape, num_actions: int, learning_rate: float = 3e-4, action_cells=None,
                  stack_moves=None, orthogonal_init: bool = True):
     """An untrained policy (:func:`policy_class`) for these shapes (size checked first);

@@ -15,7 +15,7 @@ import numpy as np
 
 from sky_envs.agents.base import Agent
 from sky_envs.agents.checkpoint import Checkpoint, open_checkpoint
-from sky_envs.agents.network import forward
+from sky_envs.agents.network import masked_forward
 from sky_envs.agents.search import PUCTSearch, recorded_settings
 from sky_envs.core.state import GameState
 
@@ -25,7 +25,7 @@ class NetworkEvaluator:
 
     ``evaluator(observations, masks)`` -> ``(probabilities, values)``: the policy's
     distribution over the legal actions (``masks`` true) and its value estimate, for
-    the seat each observation belongs to (:func:`~sky_envs.agents.network.forward`).
+    the seat each observation belongs to (:func:`~sky_envs.agents.network.masked_forward`).
 
     With ``symmetries`` (:class:`~sky_envs.core.symmetry.BoardSymmetries`) the network sees
     every position in each of the board's symmetric views, in the same batch, and the
@@ -64,9 +64,7 @@ class NetworkEvaluator:
 
         with torch.no_grad():
             x = torch.as_tensor(np.asarray(observations, dtype=np.float32))
-            logits, value = forward(self.policy, x, values)
-            logits = logits.masked_fill(~torch.as_tensor(np.asarray(masks, dtype=bool)), -torch.inf)
-        return logits, value
+            return masked_forward(self.policy, x, np.asarray(masks, dtype=bool), values)
 
     def __call__(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         import torch

@@ -56,7 +56,8 @@ class MaskableVecEnv(VecEnv):
     def env_method(self, method_name: str, *args, indices=None, **kwargs) -> list:
         if method_name != "action_masks":
             raise AttributeError(f"these games have no method {method_name!r}: only action_masks")
-        return list(self.action_masks()[self._indices(indices)])
+        masks = self.action_masks()
+        return list(masks if indices is None else masks[self._indices(indices)])   # every game's: no copy
 
     def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
         return [False] * len(self._indices(indices))

@@ -46,6 +46,10 @@ from .warm_start import initial_weights
 from .workers import make_collector
 
 
+#: what SB3 saves of the last step taken (Scala's 128 observations printed into the file's JSON)
+LAST_STEP = ["_last_obs", "_last_original_obs", "_last_episode_starts"]
+
+
 class SelfPlayRun:
     """One self-play PPO run; ``train()`` then ``evaluate()`` (a :class:`~training.learner.Learner`)."""
 
@@ -120,7 +124,8 @@ class SelfPlayRun:
                 path = save_checkpoint(self.run_dir / CHECKPOINTS / f"step_{self.steps_done:09d}.pt",
                                        model.policy, self.metadata())
                 vec.add_checkpoint(path)
-            atomic_write(self.run_dir / MODEL, model.save)
+            # the last observations are left out: a loaded model resets its games (SB3's set_env)
+            atomic_write(self.run_dir / MODEL, lambda handle: model.save(handle, exclude=LAST_STEP))
             write_state(self.run_dir, {"env_id": self.env_id, "env_options": self.options, "config": self.config,
                                        "steps_done": int(self.steps_done), "seconds": self.seconds,
                                        "command": self.command, "init_from": self.init_from,

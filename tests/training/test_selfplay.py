@@ -1,6 +1,7 @@
 """Self-play training, checkpoints and evaluation, with real MaskablePPO on tiny budgets."""
 
 import json
+import zipfile
 
 import numpy as np
 import pytest
@@ -29,6 +30,8 @@ def test_a_run_writes_checkpoints_a_final_policy_and_a_report(trained):
     checkpoints = sorted((run.run_dir / "checkpoints").glob("step_*.pt"))
     assert [p.name for p in checkpoints] == ["step_000000128.pt", "step_000000256.pt"]
     assert final.is_file() and (run.run_dir / "model_latest.zip").is_file()
+    with zipfile.ZipFile(run.run_dir / "model_latest.zip") as model:   # a resume resets the games: no last step kept
+        assert "num_timesteps" in json.loads(model.read("data")) and "_last_obs" not in json.loads(model.read("data"))
     state = json.loads((run.run_dir / "run_state.json").read_text())
     assert state["steps_done"] == 256 and len(state["quick_evals"]) == 2
     assert state["pool"] == ["checkpoints/step_000000128.pt", "checkpoints/step_000000256.pt"]  # run-relative

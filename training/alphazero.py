@@ -78,6 +78,7 @@ from sky_envs.agents.search import PUCTSearch, SearchResult
 from sky_envs.core.registry import canonical_id, make_game
 from .evaluate import evaluate_policy
 from .actors import advance
+from .allocator import keep_freed_memory
 from .config import expert_error
 from .mixture import OptionMixture, game_of, options_key
 from .run_folder import STATE, atomic_write
@@ -259,6 +260,7 @@ class ExpertIterationRun:
         self.settings = config["alphazero"]
         self.seed = int(config["train"]["seed"])
         torch.set_num_threads(int(config["train"]["torch_threads"]))
+        keep_freed_memory()
         torch.manual_seed(self.seed)
         self.rng = np.random.default_rng(self.seed)
         if self.settings["symmetries"] and self.game.symmetries is None:

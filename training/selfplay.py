@@ -35,6 +35,7 @@ from sky_envs.agents import save_checkpoint
 from sky_envs.agents.checkpoint import policy_metadata
 from sky_envs.agents.network import game_layout, policy_class, policy_kwargs
 from sky_envs.core.registry import canonical_id, make_game
+from .allocator import keep_freed_memory
 from .config import cpu_has_bfloat16_units, trunk_dtype
 from .evaluate import evaluate_policy
 from .progress import RolloutCycles, RolloutRegion
@@ -70,6 +71,7 @@ class SelfPlayRun:
         import torch
 
         torch.set_num_threads(int(train["torch_threads"]))
+        keep_freed_memory()
         self.steps_done = 0
         self.seconds = 0.0  # wall-clock time of the rollouts and updates done (across resumes)
         self.quick_evals: list[dict] = []

@@ -24,7 +24,10 @@ Each side runs torch at its own best: the configs with their ``train.torch_threa
 tutorial with one thread and with two (torch's default on the 2-core machine), its faster
 rate of the round being the anchor (its small updates have run erratic and slower on two
 threads). Each round measures the tutorial, then every config; the table gives the median
-over ``--rounds`` of each rate and of each ratio to the same round's anchor.
+over ``--rounds`` of each rate and of each ratio to the same round's anchor. The tutorial
+runs in a fresh process of its own each time (its warm-up, then its two budgets), as a
+user runs it: a self-play run changes its process's allocator settings
+(:mod:`training.allocator`), which the anchor does not get.
 
 Two clocks: wall time (what a user waits for, the figure of record) and this process's
 CPU time, which a busy machine hardly disturbs (with one process and one torch thread the
@@ -40,6 +43,7 @@ import argparse
 import contextlib
 import io
 import json
+import subprocess
 import sys
 import tempfile
 import time
@@ -100,6 +104,24 @@ def tutorial_run(steps: int, seed: int = 0) -> tuple[int, Clocks]:
     return steps, clocks
 
 
+def tutorial_rates(threads: int, budgets: list[int]) -> dict[str, float]:
+    """The tutorial's marginal rates with ``threads`` torch threads, measured in a fresh
+    process (a warm-up, then the two budgets), as a user runs it: a self-play run changes
+    its own process's allocator settings (:mod:`training.allocator`), which the anchor
+    must not share."""
+    command = [sys.executable, __file__, "--tutorial-process", str(threads), *map(str, budgets)]
+    return json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout.splitlines()[-1])
+
+
+def tutorial_process(threads: int, small: int, large: int) -> None:
+    """The child of :func:`tutorial_rates`: prints the rates as one line of JSON."""
+    import torch
+
+    torch.set_num_threads(threads)
+    tutorial_run(small // 4)   # the warm-up: what a process does once is not measured
+    print(json.dumps(marginal(tutorial_run(small), tutorial_run(large))))
+
+
 def selfplay_run(config: dict, steps: int) -> tuple[int, Clocks, dict[str, float]]:
     """(learner steps done, clocks of ``SelfPlayRun.train()``, each opponent's share of its
     wall time) for a budget of ``steps``; checkpoints count as one opponent."""
@@ -135,7 +157,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", metavar="PATH", help="also write the table (rates, ratios, shares) as JSON")
     parser.add_argument("--set", nargs="*", default=[], metavar="SECTION.KEY=VALUE",
                         help="config overrides for every self-play run, e.g. train.processes=2 (YAML values)")
+    parser.add_argument("--tutorial-process", nargs=3, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.tutorial_process:
+        return tutorial_process(*args.tutorial_process)
     import yaml
 
     from training.config import load_config
@@ -146,20 +171,12 @@ def main(argv: list[str] | None = None) -> None:
         overrides[key] = yaml.safe_load(value)
     configs = [load_config(path, **overrides) for path in args.configs]
 
-    import torch
-
     rows: dict[str, list[tuple[dict, dict]]] = {}  # name -> per round (rates, ratios)
     shares: dict[str, dict[str, float]] = {}
-    torch.set_num_threads(1)
-    tutorial_run(args.tutorial_budgets[0] // 4)   # warm-ups: what a process does once is not measured
-    for config in configs:
+    for config in configs:   # warm-ups: what a process does once is not measured
         selfplay_run(config, config["train"]["n_envs"] * config["ppo"]["n_steps"])
     for _ in range(args.rounds):
-        small, large = args.tutorial_budgets
-        tutorials = {}
-        for threads in args.tutorial_threads:
-            torch.set_num_threads(threads)   # a self-play run sets its config's count
-            tutorials[threads] = marginal(tutorial_run(small), tutorial_run(large))
+        tutorials = {threads: tutorial_rates(threads, args.tutorial_budgets) for threads in args.tutorial_threads}
         tutorial = {clock: max(rates[clock] for rates in tutorials.values()) for clock in ("wall", "cpu")}
         for threads, rates in tutorials.items():
             rows.setdefault(tutorial_name(threads), []).append(

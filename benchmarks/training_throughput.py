@@ -24,10 +24,11 @@ Each side runs torch at its own best: the configs with their ``train.torch_threa
 tutorial with one thread and with two (torch's default on the 2-core machine), its faster
 rate of the round being the anchor (its small updates have run erratic and slower on two
 threads). Each round measures the tutorial, then every config; the table gives the median
-over ``--rounds`` of each rate and of each ratio to the same round's anchor. The tutorial
-runs in a fresh process of its own each time (its warm-up, then its two budgets), as a
-user runs it: a self-play run changes its process's allocator settings
-(:mod:`training.allocator`), which the anchor does not get.
+over ``--rounds`` of each rate and of each ratio to the same round's anchor. Each
+measurement runs in a fresh process of its own (its warm-up, then its two budgets), as a
+user runs one training per process: nothing one run leaves in a process (a self-play run's
+allocator settings, :mod:`training.allocator`; threads, caches, a fragmented heap) reaches
+another.
 
 Two clocks: wall time (what a user waits for, the figure of record) and this process's
 CPU time, which a busy machine hardly disturbs (with one process and one torch thread the
@@ -104,22 +105,38 @@ def tutorial_run(steps: int, seed: int = 0) -> tuple[int, Clocks]:
     return steps, clocks
 
 
-def tutorial_rates(threads: int, budgets: list[int]) -> dict[str, float]:
-    """The tutorial's marginal rates with ``threads`` torch threads, measured in a fresh
-    process (a warm-up, then the two budgets), as a user runs it: a self-play run changes
-    its own process's allocator settings (:mod:`training.allocator`), which the anchor
-    must not share."""
-    command = [sys.executable, __file__, "--tutorial-process", str(threads), *map(str, budgets)]
+def in_fresh_process(*arguments: str):
+    """What this script prints as its last line (JSON) when run with ``arguments``: one
+    measurement in a process of its own (:func:`tutorial_process`, :func:`config_process`)."""
+    command = [sys.executable, __file__, *arguments]
     return json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout.splitlines()[-1])
 
 
 def tutorial_process(threads: int, small: int, large: int) -> None:
-    """The child of :func:`tutorial_rates`: prints the rates as one line of JSON."""
+    """The tutorial's marginal rates with ``threads`` torch threads after a warm-up, printed
+    as one line of JSON."""
     import torch
 
     torch.set_num_threads(threads)
     tutorial_run(small // 4)   # the warm-up: what a process does once is not measured
     print(json.dumps(marginal(tutorial_run(small), tutorial_run(large))))
+
+
+def config_process(path: str, small: int, large: int, overrides: list[str]) -> None:
+    """A config's marginal rates between budgets ``small`` and ``large`` after a one-rollout
+    warm-up, and the opponents' shares of the larger run, printed as one line of JSON."""
+    import yaml
+
+    from training.config import load_config
+
+    config = load_config(path, **{key: yaml.safe_load(value) for key, _, value in
+                                  (item.partition("=") for item in overrides)})
+    selfplay_run(config, config["train"]["n_envs"] * config["ppo"]["n_steps"])   # the warm-up
+    first, second = selfplay_run(config, small), selfplay_run(config, large)
+    rates = marginal(first, second)
+    if config["train"]["processes"] > 1:
+        rates["cpu"] = float("nan")
+    print(json.dumps({"rates": rates, "shares": second[2]}))
 
 
 def selfplay_run(config: dict, steps: int) -> tuple[int, Clocks, dict[str, float]]:
@@ -158,25 +175,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--set", nargs="*", default=[], metavar="SECTION.KEY=VALUE",
                         help="config overrides for every self-play run, e.g. train.processes=2 (YAML values)")
     parser.add_argument("--tutorial-process", nargs=3, type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--config-process", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.tutorial_process:
         return tutorial_process(*args.tutorial_process)
-    import yaml
-
+    if args.config_process:
+        path, small, large = args.config_process
+        return config_process(path, int(small), int(large), args.set)
     from training.config import load_config
 
-    overrides = {}
-    for item in args.set:
-        key, _, value = item.partition("=")
-        overrides[key] = yaml.safe_load(value)
-    configs = [load_config(path, **overrides) for path in args.configs]
-
+    configs = [load_config(path) for path in args.configs]   # the files checked before anything runs
     rows: dict[str, list[tuple[dict, dict]]] = {}  # name -> per round (rates, ratios)
     shares: dict[str, dict[str, float]] = {}
-    for config in configs:   # warm-ups: what a process does once is not measured
-        selfplay_run(config, config["train"]["n_envs"] * config["ppo"]["n_steps"])
     for _ in range(args.rounds):
-        tutorials = {threads: tutorial_rates(threads, args.tutorial_budgets) for threads in args.tutorial_threads}
+        tutorials = {threads: in_fresh_process("--tutorial-process", str(threads), *map(str, args.tutorial_budgets))
+                     for threads in args.tutorial_threads}
         tutorial = {clock: max(rates[clock] for rates in tutorials.values()) for clock in ("wall", "cpu")}
         for threads, rates in tutorials.items():
             rows.setdefault(tutorial_name(threads), []).append(
@@ -184,12 +197,10 @@ def main(argv: list[str] | None = None) -> None:
         for path, config in zip(args.configs, configs):
             rollout = config["train"]["n_envs"] * config["ppo"]["n_steps"]
             small, large = args.budgets or (2 * rollout, 6 * rollout)
-            first, second = selfplay_run(config, small), selfplay_run(config, large)
-            rates = marginal(first, second)
-            if config["train"]["processes"] > 1:
-                rates["cpu"] = float("nan")
+            measured = in_fresh_process("--config-process", str(path), str(small), str(large), "--set", *args.set)
+            rates = measured["rates"]
             rows.setdefault(Path(path).name, []).append((rates, {k: rates[k] / tutorial[k] for k in rates}))
-            shares[Path(path).name] = second[2]
+            shares[Path(path).name] = measured["shares"]
     print(f"{'run':<40}{'steps/s wall':>13}{'x tutorial':>11}{'steps/s cpu':>13}{'x tutorial':>11}"
           f"   opponents' share of the larger run's wall time")
     table = {}

@@ -338,14 +338,25 @@ class LegalActionsPolicy(MaskableActorCriticPolicy):
         """The actor's and the critic's latent features, as SB3's ``forward`` computes them."""
         if self.trunk_dtype is not None:
             with torch.autocast("cpu", dtype=self.trunk_dtype):
-                latent_pi, latent_vf = self._float32_latents(obs)
+                latent_pi, latent_vf = self._float32_latents(obs, self.trunk_dtype if self._trunks_open_linear else None)
             return latent_pi.float(), latent_vf.float()
         return self._float32_latents(obs)
 
-    def _float32_latents(self, obs) -> tuple[torch.Tensor, torch.Tensor]:
+    @property
+    def _trunks_open_linear(self) -> bool:
+        """Whether the actor's and the critic's layers both start with a linear layer, which
+        autocast feeds with its input cast to :attr:`trunk_dtype`."""
+        nets = (self.mlp_extractor.policy_net, self.mlp_extractor.value_net)
+        return all(isinstance(net, torch.nn.Sequential) and len(net) and isinstance(net[0], torch.nn.Linear)
+                   for net in nets)
+
+    def _float32_latents(self, obs, features_dtype=None) -> tuple[torch.Tensor, torch.Tensor]:
+        """The latents; with ``features_dtype`` shared features are cast to it once, here,
+        where under autocast each trunk's first layer would cast them (the same numbers: the
+        features of Golden Rush's 1,024-position minibatch are 2.6 million)."""
         features = self.extract_features(obs)
         if self.share_features_extractor:
-            return self.mlp_extractor(features)
+            return self.mlp_extractor(features if features_dtype is None else features.to(features_dtype))
         pi_features, vf_features = features
         return self.mlp_extractor.forward_actor(pi_features), self.mlp_extractor.forward_critic(vf_features)
 

@@ -178,6 +178,21 @@ def test_masked_forward_scores_a_wide_dense_heads_legal_rows_only_with_the_same_
     torch.testing.assert_close(NetworkEvaluator(ours).masked_logits(observations.numpy(), masks), whole, rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("env_id", ["scala_v0", "golden_rush_v0"])
+def test_a_bfloat16_trunk_casts_its_shared_features_once_with_the_same_numbers(env_id, monkeypatch):
+    ours, _, observations, masks = twins(MLP, seed=13, env_id=env_id)
+    ours.trunk_dtype = torch.bfloat16
+    assert ours._trunks_open_linear
+    casts = []
+    to = torch.Tensor.to
+    monkeypatch.setattr(torch.Tensor, "to", lambda self, *a, **k: casts.append(tuple(self.shape)) or to(self, *a, **k))
+    once = update_outputs(ours, observations, masks, seed=14)
+    assert casts.count(tuple(observations.reshape(len(observations), -1).shape)) == 1
+    monkeypatch.setattr(LegalActionsPolicy, "_trunks_open_linear", False)   # each first layer casts them (autocast)
+    twice = update_outputs(ours, observations, masks, seed=14)
+    assert all(torch.equal(a, b) for a, b in zip(once, twice))
+
+
 def test_which_distribution_each_call_gets():
     """Wide spaces with masks: the legal actions only; narrow spaces with masks: sb3-contrib's
     masked categorical made at once; calls without masks: sb3-contrib's own code."""

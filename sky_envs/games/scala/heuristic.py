@@ -97,13 +97,13 @@ def _move_values(stones, colour, actions, connected, plies, mover_loses, max_tur
     the position ``stones`` (the four halves): each move is played on a copy by ``play_ply``,
     a won or lost game is worth ``WIN`` or ``-WIN``, any other position :func:`scala`."""
     child = np.empty(4, dtype=np.int64)
-    mask = np.zeros(NUM_CELLS * NUM_CELLS, dtype=np.bool_)     # written by play_ply, never read
+    mask = np.zeros(NUM_CELLS * NUM_CELLS, dtype=np.bool_)     # where play_ply lists moves, never read
     scratch = np.empty(NUM_CELLS * NUM_CELLS, dtype=np.int64)
     groups = np.empty(2 * NUM_CELLS, dtype=np.int64)
     for k in range(len(actions)):
         child[:] = stones
         winner, over = play_ply(child, colour, actions[k], connected, plies + 1, mover_loses, max_turns,
-                                mask, scratch, groups)
+                                mask, scratch, groups, False)
         if over == 1:
             out[k] = WIN if winner == colour else -WIN
             continue

@@ -81,6 +81,36 @@ def _jumps(cells, cell, onto):
 
 
 @njit(cache=True)
+def _open_cells(occ_lo, occ_hi, colour):
+    """The cells a stone of ``colour`` may end on: the empty ones but the goal it defends."""
+    empty_lo = ~occ_lo & HALF
+    empty_hi = ~occ_hi & HALF
+    d = DEFENDED[colour]
+    if d < HALF_BITS:
+        empty_lo &= ~(1 << d)
+    else:
+        empty_hi &= ~(1 << (d - HALF_BITS))
+    return empty_lo, empty_hi
+
+
+@njit(cache=True)
+def _can_step(own_lo, own_hi, occ_lo, occ_hi, colour):
+    """Whether a stone of ``own`` (``colour``'s) has an open neighbour (:func:`_open_cells`):
+    then ``colour`` has a move before the split rule, a step there (:func:`legal_moves` lists
+    such steps among its moves)."""
+    empty_lo, empty_hi = _open_cells(occ_lo, occ_hi, colour)
+    for half in range(2):
+        stones = own_lo if half == 0 else own_hi
+        while stones:
+            low = stones & -stones
+            stones ^= low
+            start = _index_of(low) + half * HALF_BITS
+            if (ADJ_HALVES[start, 0] & empty_lo) != 0 or (ADJ_HALVES[start, 1] & empty_hi) != 0:
+                return True
+    return False
+
+
+@njit(cache=True)
 def legal_moves(own_lo, own_hi, occ_lo, occ_hi, colour, mask, actions):
     """Fill ``mask`` (bool, 88 * 88, all False on entry) with the moves of the stones ``own``
     (start * 88 + end), before the split rule, and ``actions`` with the same moves in
@@ -97,13 +127,7 @@ def legal_moves(own_lo, own_hi, occ_lo, occ_hi, colour, mask, actions):
     of a cell at once without a branch (``_jumps``: which way a jump goes is a coin toss to
     the processor's branch predictor).
     """
-    empty_lo = ~occ_lo & HALF
-    empty_hi = ~occ_hi & HALF
-    d = DEFENDED[colour]
-    if d < HALF_BITS:
-        empty_lo &= ~(1 << d)
-    else:
-        empty_hi &= ~(1 << (d - HALF_BITS))
+    empty_lo, empty_hi = _open_cells(occ_lo, occ_hi, colour)
     cells = np.zeros(NUM_CELLS + 1, dtype=np.int64)
     for i in range(HALF_BITS):
         cells[i] = ((occ_lo >> i) & 1) | ((empty_lo >> i) & 1) * (_FREE | _EMPTY)
@@ -397,12 +421,16 @@ def drop_split_moves(blue_lo, blue_hi, red_lo, red_hi, colour, connected, mask, 
 
 
 @njit(cache=True)
-def play_ply(stones, colour, action, connected, plies, mover_loses, max_turns, mask, scratch, groups):
+def play_ply(stones, colour, action, connected, plies, mover_loses, max_turns, mask, scratch, groups,
+             write_moves=True):
     """One ply of one game, ``ScalaState.apply_unchecked`` over arrays (a slot of the batched
     engine, a move the greedy player judges): move, settle the split rule, test the ends in
     the readable engine's order, and, while the game goes on, write the other colour's moves
     into ``mask`` (whose rows of the mover's stones are cleared first: no other row holds a
-    legal move). ``stones`` is updated in place.
+    legal move). ``stones`` is updated in place. With ``write_moves=False`` (a caller that
+    wants the outcome only, and reads nothing of ``mask``) the other colour's moves are not
+    listed where the mover-loses split rule holds and one of its stones can step: it then
+    has a move, and the game goes on.
 
     Returns ``(winner, over)``: ``over`` 0 while the game goes on, 1 when it ended by its rules
     (``winner`` the seat that won), 2 at the ``max_turns`` cut."""
@@ -427,6 +455,9 @@ def play_ply(stones, colour, action, connected, plies, mover_loses, max_turns, m
         return -1, 2
     other = 1 - colour
     occ_lo, occ_hi = blue_lo | red_lo, blue_hi | red_hi
+    if not write_moves and mover_loses and _can_step(blue_lo if other == 0 else red_lo,
+                                                     blue_hi if other == 0 else red_hi, occ_lo, occ_hi, other):
+        return -1, 0
     if other == 0:
         count = legal_moves(blue_lo, blue_hi, occ_lo, occ_hi, other, mask, scratch)
     else:

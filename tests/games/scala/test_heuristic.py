@@ -66,3 +66,35 @@ def test_move_values_are_exactly_the_played_values(options):
             legal = state.legal_actions()
             state.apply(int(legal[rng.integers(legal.size)]))
     assert seen  # some positions had a move that wins or loses at once
+
+
+def test_a_ply_played_for_its_outcome_alone_ends_the_game_as_one_that_lists_the_moves():
+    """The greedy player's one-ply values play each move with ``write_moves=False`` (the
+    other side's moves not listed where one of its stones can step): the same outcomes as
+    the engine's ply, in both split rules, over positions where the other side is blocked
+    too (a game's late plies)."""
+    from sky_envs.games.scala.kernels import NUM_CELLS, play_ply
+
+    outcomes = {0: 0, 1: 0}
+    rng = np.random.default_rng(5)
+    for rule in ("mover_loses", "illegal"):
+        game = sky_envs.make_game("scala_v0", split_rule=rule)
+        positions = []
+        while len(positions) < 150:                # every position of random games, to their ends
+            state = game.new_initial_state(rng)
+            while state.current_player >= 0:
+                positions.append(state.clone())
+                state.apply(int(rng.choice(state.legal_actions())))
+        for state in positions:
+            for action in state.legal_actions():
+                played = []
+                for write in (True, False):
+                    stones = np.array(state._halves, dtype=np.int64)
+                    mask = np.zeros(NUM_CELLS * NUM_CELLS, dtype=bool)
+                    played.append(play_ply(stones, state.current_player, action, state.connected, state.plies + 1,
+                                           rule == "mover_loses", game.max_turns, mask,
+                                           np.empty(NUM_CELLS * NUM_CELLS, dtype=np.int64),
+                                           np.empty(2 * NUM_CELLS, dtype=np.int64), write) + (tuple(stones),))
+                    assert played[-1] == played[0]
+                outcomes[played[0][1] == 1] += 1
+    assert outcomes[True] > 10 and outcomes[False] > 1000   # games won by a ply among them

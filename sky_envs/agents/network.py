@@ -315,10 +315,10 @@ def masked_forward(policy, observations, masks, values: bool = True):
     for the few rows of a self-play opponent's batch."""
     import torch
 
-    masks = torch.as_tensor(masks, dtype=torch.bool)
-    head = policy.action_net
     from sky_envs.agents.legal_actions import SPARSE_FROM
 
+    masks = torch.as_tensor(masks, dtype=torch.bool)
+    head = policy.action_net
     if type(head) is not torch.nn.Linear or head.out_features < SPARSE_FROM:
         logits, value = forward(policy, observations, values)
         return logits.masked_fill(~masks, -torch.inf), value

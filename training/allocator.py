@@ -13,9 +13,8 @@ once freed blocks were reused.
 :func:`keep_freed_memory` raises both thresholds, so blocks under 1 GiB are served from the
 heap and freed memory stays with the process for the next allocation of its size: the process
 keeps the memory of its peak (a self-play run's is its rollout and one update's tensors).
-Paired runs (each config trained in fresh processes with and without it, five pairs):
-learner steps/s x1.14 in Golden Rush and x1.10 in Scala
-(``docs/notes/2026-12-06-oneDNN-shapes-and-kept-memory.md``).
+What it gives each config, measured in paired runs, is in
+``docs/notes/2026-12-06-oneDNN-shapes-and-kept-memory.md``.
 
 It changes no number the process computes. It is applied where a run is set up
 (:class:`~training.selfplay.SelfPlayRun`, :class:`~training.alphazero.ExpertIterationRun`),

@@ -300,11 +300,18 @@ def forward(policy, observations, values: bool = True):
     builds a distribution and samples, which costs more than a small network's pass. With
     ``values=False`` the value side's layers are not run (half an MLP's trunk) and the values
     are None; the logits are the same."""
+    latent_pi, value = _latent_and_values(policy, observations, values)
+    return policy.action_net(latent_pi), value
+
+
+def _latent_and_values(policy, observations, values: bool):
+    """The actor's latent features (what the policy head reads) and the values, or None
+    without ``values`` (the value side not run)."""
     features = policy.extract_features(observations)
     if not values:
-        return policy.action_net(policy.mlp_extractor.forward_actor(features)), None
+        return policy.mlp_extractor.forward_actor(features), None
     latent_pi, latent_vf = policy.mlp_extractor(features)
-    return policy.action_net(latent_pi), policy.value_net(latent_vf)[:, 0]
+    return latent_pi, policy.value_net(latent_vf)[:, 0]
 
 
 def masked_forward(policy, observations, masks, values: bool = True):
@@ -322,12 +329,7 @@ def masked_forward(policy, observations, masks, values: bool = True):
     if type(head) is not torch.nn.Linear or head.out_features < SPARSE_FROM:
         logits, value = forward(policy, observations, values)
         return logits.masked_fill(~masks, -torch.inf), value
-    features = policy.extract_features(observations)
-    if values:
-        latent_pi, latent_vf = policy.mlp_extractor(features)
-        value = policy.value_net(latent_vf)[:, 0]
-    else:
-        latent_pi, value = policy.mlp_extractor.forward_actor(features), None
+    latent_pi, value = _latent_and_values(policy, observations, values)
     used = masks.any(dim=0).nonzero().squeeze(1)
     logits = torch.full(masks.shape, -torch.inf, dtype=latent_pi.dtype)
     logits[:, used] = torch.nn.functional.linear(latent_pi, head.weight[used], head.bias[used])

@@ -102,7 +102,8 @@ class SelfPlayRun:
     def _policy_kwargs(self) -> dict:
         game, spec = self.game, self.config["policy"]
         # eps 1e-5: SB3's Adam for PPO, which it sets only where no optimizer_kwargs are given
-        return {**policy_kwargs(spec, game.observation_shape, game.num_actions, **game_layout(game)),
+        return {**policy_kwargs(spec, game.observation_shape, game.num_actions, **game_layout(game),
+                                possible_actions=game.possible_actions),
                 "optimizer_kwargs": {"eps": 1e-5, "fused": self.config["train"]["fused_adam"]}}
 
     def metadata(self) -> dict:

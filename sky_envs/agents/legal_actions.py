@@ -7,7 +7,9 @@ which about 60 are legal, and those full-width tensors (the dense head's matrix 
 its gradient, the normalisation, the sampling) took most of a self-play run's time.
 
 :class:`LegalActionsPolicy` is the same network with the same weights (its ``action_net`` is
-SB3's ``nn.Linear``; checkpoints load either way), and the same distribution: where PPO
+SB3's ``nn.Linear``, or, given the game's ``possible_actions``, one that trains only their
+rows: :class:`~sky_envs.agents.possible_rows.PossibleRowsLinear`; checkpoints load either
+way), and the same distribution: where PPO
 passes action masks and the space has at least :data:`SPARSE_FROM` actions, it scores only
 the legal actions (:meth:`LegalActionsPolicy.action_scores`: ``action_net``'s rows for the
 actions legal somewhere in the batch; the pairs head of
@@ -50,6 +52,8 @@ from sb3_contrib.common.maskable.distributions import MaskableCategorical
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch.autograd.function import once_differentiable
 from torch.distributions import Categorical, Distribution
+
+from sky_envs.agents.possible_rows import PossibleRowsLinear, dense_head_rows
 
 #: the narrowest action space whose PPO distribution is built over the legal actions only
 #: (narrower ones gain nothing: every game but Scala has at most a few hundred actions)
@@ -266,6 +270,25 @@ class LegalActionsPolicy(MaskableActorCriticPolicy):
     #: product in a wide space (:meth:`action_scores`), or None: float32
     trunk_dtype: torch.dtype | None = None
 
+    def __init__(self, *args, possible_actions=None, **kwargs):
+        """``possible_actions``: the game's actions that can ever be legal
+        (:attr:`~sky_envs.core.state.Game.possible_actions`), or None; given in a space of at
+        least :data:`SPARSE_FROM` actions, the dense head keeps and trains only their rows
+        (:class:`~sky_envs.agents.possible_rows.PossibleRowsLinear`)."""
+        self.possible_actions = None if possible_actions is None else tuple(int(a) for a in possible_actions)
+        super().__init__(*args, **kwargs)
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        if (self.possible_actions is not None and type(self.action_net) is torch.nn.Linear
+                and self.action_space.n >= SPARSE_FROM):
+            # the possible rows as SB3 initialised them; the optimizer must hold the new layer's weights
+            self.action_net = PossibleRowsLinear.of(self.action_net, self.possible_actions)
+            self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    def _get_constructor_parameters(self) -> dict:
+        return {**super()._get_constructor_parameters(), "possible_actions": self.possible_actions}
+
     @property
     def reads_legal_actions(self) -> bool:
         """Whether PPO's distribution is built over the legal actions only (a space of at least
@@ -276,23 +299,27 @@ class LegalActionsPolicy(MaskableActorCriticPolicy):
         """The logit ``action_net`` gives action ``actions[k]`` in row ``rows[k]`` (a policy with
         another head overrides this).
 
-        Here ``action_net`` is a dense ``nn.Linear``: one matrix product of the batch with the
-        rows of its weight for the actions legal somewhere in the batch (in Scala about 1,900
-        of 7,744 for 1,024 positions), from which each pair reads its entry. Gathering a weight
-        row per pair instead (about 57,000 pairs) moves six times the memory, forward and back.
-        In bfloat16 the rows are rounded up to a multiple of :data:`ROWS_MULTIPLE` (:func:`_round_up_rows`).
+        Here ``action_net`` is a dense ``nn.Linear`` (or a
+        :class:`~sky_envs.agents.possible_rows.PossibleRowsLinear`): one matrix product of the
+        batch with the rows of its weight for the actions legal somewhere in the batch (in
+        Scala about 1,900 of 7,744 for 1,024 positions), from which each pair reads its entry.
+        Gathering a weight row per pair instead (about 57,000 pairs) moves six times the memory,
+        forward and back. In bfloat16 the rows are rounded up to a multiple of
+        :data:`ROWS_MULTIPLE` (:func:`_round_up_rows`).
         """
-        used = torch.zeros(self.action_net.out_features, dtype=torch.bool, device=actions.device)
-        used[actions] = True
+        head = self.action_net
+        head_rows = dense_head_rows(head, actions)   # the weight's row of each action
+        used = torch.zeros(len(head.weight), dtype=torch.bool, device=actions.device)
+        used[head_rows] = True
         if self.trunk_dtype is not None:
             _round_up_rows(used)
-        column = torch.cumsum(used, 0) - 1          # an action's column among the used ones
+        column = torch.cumsum(used, 0) - 1          # a row's column among the used ones
         used = used.nonzero().squeeze(1)
-        weight, bias = _Rows.apply(self.action_net.weight, used), _Rows.apply(self.action_net.bias, used)
+        weight, bias = _Rows.apply(head.weight, used), _Rows.apply(head.bias, used)
         if self.trunk_dtype is None:
-            return torch.nn.functional.linear(latent_pi, weight, bias)[rows, column[actions]]
+            return torch.nn.functional.linear(latent_pi, weight, bias)[rows, column[head_rows]]
         with torch.autocast("cpu", dtype=self.trunk_dtype):   # the entries read, made float32 (not all ~2M)
-            return torch.nn.functional.linear(latent_pi, weight, bias)[rows, column[actions]].float()
+            return torch.nn.functional.linear(latent_pi, weight, bias)[rows, column[head_rows]].float()
 
     def legal_distribution(self, latent_pi: torch.Tensor, action_masks) -> LegalCategorical:
         """The distribution of ``action_net`` over the legal actions of ``action_masks``

@@ -258,20 +258,28 @@ def policy_class(spec: dict) -> type:
     return LegalActionsPolicy
 
 
-def policy_kwargs(spec: dict, observation_shape, num_actions: int, action_cells=None, stack_moves=None) -> dict:
+def policy_kwargs(spec: dict, observation_shape, num_actions: int, action_cells=None, stack_moves=None,
+                  possible_actions=None) -> dict:
     """Keyword arguments of :func:`policy_class` for a network spec and a game's shapes; the
     game's layouts (:func:`game_layout`) are checked here, which a pairs head
-    (``action_cells``) and a moves head (``stack_moves``) need: ``ValueError`` if they do not fit."""
+    (``action_cells``) and a moves head (``stack_moves``) need: ``ValueError`` if they do not fit.
+    ``possible_actions`` (the game's :attr:`~sky_envs.core.state.Game.possible_actions`) is
+    handed to a dense head in a wide space, which then trains only their rows
+    (:class:`~sky_envs.agents.legal_actions.LegalActionsPolicy`)."""
     import torch
 
     from sky_envs.agents.features import AnyBoardTrunk, BoardResNet, Log1pFlatten, StackMovesTrunk
+    from sky_envs.agents.legal_actions import SPARSE_FROM
 
     spec = normalize_spec(spec)
     action_cells = check_action_cells(spec, observation_shape, num_actions, action_cells)
     stack_moves = check_stack_moves(spec, observation_shape, num_actions, stack_moves)
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[spec["activation"]]
+    dense = {} if possible_actions is None or num_actions < SPARSE_FROM else {
+        "possible_actions": tuple(int(action) for action in possible_actions)}
     if spec["kind"] == "mlp":
-        return {"net_arch": list(spec["hidden"]), "activation_fn": activation, "features_extractor_class": Log1pFlatten}
+        return {"net_arch": list(spec["hidden"]), "activation_fn": activation, "features_extractor_class": Log1pFlatten,
+                **dense}
     if spec["policy_head"] == "moves":
         layout = StackMoves.from_dict(stack_moves)
         trunk = {"channels": spec["channels"], "blocks": spec["blocks"]}
@@ -289,7 +297,7 @@ def policy_kwargs(spec: dict, observation_shape, num_actions: int, action_cells=
                                             "head_channels": spec["head_channels"], "head_activation": not pairs}}
     if pairs:
         kwargs["action_cells"] = tuple(action_cells)
-    return kwargs
+    return kwargs if pairs else {**kwargs, **dense}
 
 
 def forward(policy, observations, values: bool = True):
@@ -323,16 +331,18 @@ def masked_forward(policy, observations, masks, values: bool = True):
     import torch
 
     from sky_envs.agents.legal_actions import SPARSE_FROM
+    from sky_envs.agents.possible_rows import PossibleRowsLinear, dense_head_rows
 
     masks = torch.as_tensor(masks, dtype=torch.bool)
     head = policy.action_net
-    if type(head) is not torch.nn.Linear or head.out_features < SPARSE_FROM:
+    if type(head) not in (torch.nn.Linear, PossibleRowsLinear) or head.out_features < SPARSE_FROM:
         logits, value = forward(policy, observations, values)
         return logits.masked_fill(~masks, -torch.inf), value
     latent_pi, value = _latent_and_values(policy, observations, values)
     used = masks.any(dim=0).nonzero().squeeze(1)
+    rows = dense_head_rows(head, used)
     logits = torch.full(masks.shape, -torch.inf, dtype=latent_pi.dtype)
-    logits[:, used] = torch.nn.functional.linear(latent_pi, head.weight[used], head.bias[used])
+    logits[:, used] = torch.nn.functional.linear(latent_pi, head.weight[rows], head.bias[rows])
     return logits.masked_fill_(~masks, -torch.inf), value
 
 

@@ -270,6 +270,11 @@ class Game(ABC):
     #: the board under which the rules are unchanged (:class:`BoardSymmetries`), which
     #: training may show its samples in. None elsewhere.
     symmetries: BoardSymmetries | None = None
+    #: For wide action spaces most of which can never be legal: every action legal in some
+    #: position (a sorted int64 array; Scala: the 2,420 moves a stone can make of its 7,744
+    #: actions), so that a dense policy head keeps and trains only their rows. None elsewhere
+    #: (any action may be legal).
+    possible_actions: np.ndarray | None = None
     #: How the baseline agents judge this game's positions (:class:`Heuristic`); the default
     #: judges by the score lead and has no array move values.
     heuristic: Heuristic = Heuristic()

@@ -6,6 +6,7 @@ import os
 import signal
 
 import pytest
+import torch
 from stable_baselines3.common.callbacks import BaseCallback
 
 from tests.training.training_support import quiet, tiny_config
@@ -160,3 +161,24 @@ def test_the_command_saves_on_sigterm_and_resumes(tmp_path):
                              cwd=root, capture_output=True, text=True, timeout=120)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert "trained 512 steps" in resumed.stdout and "policy vs random" in resumed.stdout
+
+
+def test_a_scala_run_trains_only_its_heads_possible_rows_and_resumes_them(tmp_path):
+    """Scala's dense head keeps only the rows of moves that can be legal (PossibleRowsLinear):
+    the optimizer state saved for a resume is theirs, a resume rebuilds the same head, and
+    the checkpoints hold the full head, which the agents load."""
+    from sky_envs.agents import PolicyAgent
+    from sky_envs.agents.possible_rows import PossibleRowsLinear
+
+    config = tiny_config(**{"env.id": "scala_v0", "env.options": {}})
+    run_dir = tmp_path / "run"
+    with pytest.raises(KeyboardInterrupt):
+        SelfPlayRun(config, run_dir, progress=False, log=quiet).train(callback=StopAt(160))
+    resumed = SelfPlayRun(config, run_dir, progress=False, log=quiet)
+    final = resumed.train(resume=True)
+    head = resumed.model.policy.action_net
+    assert isinstance(head, PossibleRowsLinear) and head.weight.shape == (2420, 32)
+    moments = resumed.model.policy.optimizer.state[head.weight]["exp_avg"]
+    assert moments.shape == (2420, 32) and moments.abs().sum() > 0     # loaded from the resume file, then trained
+    agent = PolicyAgent.load(final, env_id="scala_v0")
+    assert type(agent.policy.action_net) is torch.nn.Linear and agent.policy.action_net.weight.shape == (7744, 32)

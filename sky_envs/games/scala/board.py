@@ -131,6 +131,29 @@ def _cell_arrays():
 
 NEIGHBOURS, JUMP_OVERS, JUMP_LANDINGS = _cell_arrays()
 
+
+def _possible_actions() -> np.ndarray:
+    """Every action ``from * NUM_CELLS + to`` a stone of either colour can make in some
+    position: a step to a neighbour, or a chain of jumps to any cell that jumps over an
+    empty board reach (every jump needs a stone to jump over; some position has them)."""
+    actions = set()
+    for colour in (BLUE, RED):
+        for start in range(NUM_CELLS):
+            actions.update(start * NUM_CELLS + to for to in range(NUM_CELLS) if STEPS[colour][start] >> to & 1)
+            reached, todo = {start}, [start]
+            while todo:
+                for _, _, land in JUMPS[colour][todo.pop()]:
+                    if land not in reached:
+                        reached.add(land)
+                        todo.append(land)
+            actions.update(start * NUM_CELLS + to for to in reached - {start})
+    return np.array(sorted(actions), dtype=np.int64)
+
+
+#: every action legal in some position (Game.possible_actions): 2,420 of the 7,744
+POSSIBLE_ACTIONS = _possible_actions()
+POSSIBLE_ACTIONS.flags.writeable = False
+
 #: observation/text grid index (row 14 first, columns a..k) of every cell: ``(14 - row) * 11 + col``
 GRID_INDEX = np.array([(ROWS - r) * COLS + c for r, c in CELL_RC], dtype=np.intp)
 #: True where the 14 x 11 box has a board cell

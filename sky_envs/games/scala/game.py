@@ -9,7 +9,7 @@ import numpy as np
 
 from sky_envs.core.options import MAX_TURNS, choice_option, integer_option, reject_unknown_options
 from sky_envs.core.state import Game
-from sky_envs.games.scala.board import COLS, GRID_INDEX, NUM_CELLS, ROWS, START
+from sky_envs.games.scala.board import COLS, GRID_INDEX, NUM_CELLS, POSSIBLE_ACTIONS, ROWS, START
 from sky_envs.games.scala.heuristic import ScalaHeuristic
 from sky_envs.games.scala.observation import NUM_CHANNELS, observation_bases
 from sky_envs.games.scala.render import render_rgb
@@ -39,6 +39,7 @@ class ScalaGame(Game):
         self.observation_shape = (ROWS, COLS, NUM_CHANNELS)
         self.observation_low, self.observation_high = 0.0, 1.0
         self.action_cells = tuple(int(i) for i in GRID_INDEX)  # action = from * 88 + to
+        self.possible_actions = POSSIBLE_ACTIONS   # steps and chains of jumps: 2,420 of the 7,744
         self.observation_base = observation_bases()
 
     def new_initial_state(self, rng: np.random.Generator) -> ScalaState:

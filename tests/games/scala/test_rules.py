@@ -444,3 +444,24 @@ def test_ring_table_agrees_with_the_group_search():
             linked = len(components(occ)) == 1
             assert bool(kernels.RING_LINKED[cell, ring]) == linked
             assert kernels.ring_linked(cell, occ & kernels.HALF, occ >> kernels.HALF_BITS) == linked
+
+
+@pytest.mark.parametrize("rule", ["mover_loses", "illegal"])
+def test_every_legal_move_of_random_games_is_one_of_the_possible_actions(rule):
+    """Game.possible_actions (a network's dense head keeps only their rows) holds every move
+    random play meets, and random play meets nearly all of them: steps, and chains of jumps."""
+    from sky_envs import vector
+    from sky_envs.games.scala.board import POSSIBLE_ACTIONS
+
+    game = ScalaGame(split_rule=rule)
+    assert game.possible_actions is POSSIBLE_ACTIONS and len(POSSIBLE_ACTIONS) == 2420
+    venv = vector.make("scala_v0", num_envs=64, seed=1, split_rule=rule)
+    batch, rng, seen = venv.reset(), np.random.default_rng(1), np.zeros(game.num_actions, dtype=bool)
+    for _ in range(1500):
+        seen |= batch.action_mask.any(axis=0)
+        batch = venv.step(np.array([rng.choice(np.flatnonzero(mask)) for mask in batch.action_mask]))
+    assert set(np.flatnonzero(seen)) <= set(POSSIBLE_ACTIONS.tolist())
+    assert seen.sum() > 0.9 * len(POSSIBLE_ACTIONS)
+    # a chain of three jumps, over both colours, to a cell no step reaches
+    s = load(pos(O="c9 f11", X="d10 g10"))
+    assert act("c9", "g9") in POSSIBLE_ACTIONS and s.legal_mask()[act("c9", "g9")]

@@ -40,10 +40,14 @@ class PerSeatRolloutBuffer(MaskableRolloutBuffer):
 
     def attach(self, collector, legal_lists: bool = False) -> None:
         """Read seats from ``collector`` (the VecEnv the model steps) from now on; with
-        ``legal_lists``, minibatches carry their legal actions listed, not their masks: the
-        rollout's masks are scanned once, where each minibatch's (Scala: 1,024 rows of 7,744)
-        would be copied twice and scanned again, about 12% of a Scala update."""
+        ``legal_lists``, minibatches carry their legal actions listed, not their masks: each
+        step's masks are listed as ``add`` records them, and never stored (Scala: a rollout's
+        masks are 32 MB, whose copy step by step and scan before the update took more time than
+        listing them), where each minibatch's masks (1,024 rows of 7,744) would be copied
+        twice and scanned again, about 12% of a Scala update."""
         self.collector, self.legal_lists = collector, legal_lists
+        if legal_lists:
+            self.__dict__.get("_kept", {}).pop("action_masks", None)
         self.reset()
 
     def reset(self) -> None:
@@ -61,7 +65,11 @@ class PerSeatRolloutBuffer(MaskableRolloutBuffer):
         self.mask_dims = int(self.action_space.n)
         RolloutBuffer.reset(self)
         self.observations = self._step_major("observations", self.obs_shape, self.observation_space.dtype)
-        self.action_masks = self._step_major("action_masks", (self.mask_dims,), bool)
+        if self.legal_lists:   # no masks kept (an empty array for SB3's reshaping of every array in ``get``)
+            self.action_masks = np.zeros((self.buffer_size, self.n_envs, 0), dtype=bool)
+            self._step_legal = [None] * self.buffer_size   # each step's (actions, counts), listed by ``add``
+        else:
+            self.action_masks = self._step_major("action_masks", (self.mask_dims,), bool)
         self._legal = None   # the rollout's legal actions listed (``legal_lists``), made at the first minibatch
         players = self.collector.num_players if self.collector is not None else 1
         self.movers = np.zeros((self.buffer_size, self.n_envs), dtype=np.int64)
@@ -84,6 +92,9 @@ class PerSeatRolloutBuffer(MaskableRolloutBuffer):
             raise RuntimeError("PerSeatRolloutBuffer.add needs the step's action_masks (MaskablePPO passes them "
                                "unless use_masking=False, which the self-play learner never sets)")
         step = self.pos
+        if self.legal_lists:
+            listed = LegalActions.of_masks(kwargs.pop("action_masks"), self.n_envs)
+            self._step_legal[step] = (listed.actions.numpy(), listed.counts.numpy())
         super().add(*args, **kwargs)
         self.movers[step], self.outcomes[step] = self.collector.decision_record()
 
@@ -99,11 +110,13 @@ class PerSeatRolloutBuffer(MaskableRolloutBuffer):
         if not self.legal_lists:
             return MaskableRolloutBufferSamples(
                 *tensors, self.to_torch(self.action_masks[batch_inds].reshape(-1, self.mask_dims), copy=False))
-        if self._legal is None:   # the masks are flattened (``get``) by now: one row per transition
-            listed = LegalActions.of_masks(self.action_masks, len(self.action_masks))
-            counts = listed.counts.numpy()
-            self._legal = (listed.actions.numpy(), np.cumsum(counts) - counts, counts)
-        return MaskableRolloutBufferSamples(*tensors, LegalActions.select(*self._legal, batch_inds))
+        if self._legal is None:   # the steps' lists, one after the other: row ``step * n_envs + slot``
+            counts = np.concatenate([counts for _, counts in self._step_legal])
+            self._legal = (np.concatenate([actions for actions, _ in self._step_legal]), np.cumsum(counts) - counts,
+                           counts)
+        # the flattened rollout (``get``) is slot by slot: its row ``slot * buffer_size + step``
+        slots, steps = np.divmod(batch_inds, self.buffer_size)
+        return MaskableRolloutBufferSamples(*tensors, LegalActions.select(*self._legal, steps * self.n_envs + slots))
 
     def compute_returns_and_advantage(self, last_values, dones: np.ndarray) -> None:
         values, rewards = self.values, self.rewards

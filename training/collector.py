@@ -66,8 +66,13 @@ class GamesVecEnv(MaskableVecEnv):
         self._outcomes = np.full((num_games, num_players), np.nan)
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions in every game, ``(num_games, num_actions)``."""
-        return self._masks.copy()
+        """The learner's legal actions in every game, ``(num_games, num_actions)``: a read-only
+        view, not a copy (the collector makes new masks at every step and never writes old
+        ones; SB3's ``get_action_masks`` stacks them into a copy anyway, a megabyte a step in
+        Scala)."""
+        masks = self._masks.view()
+        masks.flags.writeable = False
+        return masks
 
     def current_seats(self) -> np.ndarray:
         """The seat whose decision each slot's current observation asks for."""

@@ -153,6 +153,19 @@ def test_worker_processes_play_the_games_one_process_would():
         vec.close()
 
 
+def test_the_masks_handed_out_are_read_only_and_stay_those_of_their_step():
+    pool = {"latest": 1.0, "window": 0, "baselines": [], "learn_from_latest": True}
+    vec = local_collector("scala_v0", {}, 3, pool, seed=2)
+    vec.set_live_policy(random_policy(make_game("scala_v0")))
+    vec.reset()
+    masks = vec.action_masks()
+    kept = masks.copy()
+    with pytest.raises(ValueError, match="read-only"):
+        masks[0, 0] = True
+    vec.step(np.array([np.flatnonzero(mask)[0] for mask in masks]))
+    assert np.array_equal(masks, kept) and not np.array_equal(vec.action_masks(), kept)
+
+
 def test_the_pool_gives_every_kind_of_member(tmp_path):
     game = make_game("sky_scrapers_v0", **OPTIONS)
     pool = OpponentPool("sky_scrapers_v0", OPTIONS, latest=0.5, window=2, baselines=["random", "greedy"], seed=0)

@@ -40,11 +40,10 @@ class PerSeatRolloutBuffer(MaskableRolloutBuffer):
 
     def attach(self, collector, legal_lists: bool = False) -> None:
         """Read seats from ``collector`` (the VecEnv the model steps) from now on; with
-        ``legal_lists``, minibatches carry their legal actions listed, not their masks: each
-        step's masks are listed as ``add`` records them, and never stored (Scala: a rollout's
-        masks are 32 MB, whose copy step by step and scan before the update took more time than
-        listing them), where each minibatch's masks (1,024 rows of 7,744) would be copied
-        twice and scanned again, about 12% of a Scala update."""
+        ``legal_lists``, minibatches carry their legal actions listed, not their masks: ``add``
+        lists each step's masks and keeps none (a Scala rollout's are 32 MB), where each
+        minibatch's masks (1,024 rows of 7,744) would be copied twice and scanned again, about
+        12% of a Scala update."""
         self.collector, self.legal_lists = collector, legal_lists
         if legal_lists:
             self.__dict__.get("_kept", {}).pop("action_masks", None)

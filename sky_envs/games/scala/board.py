@@ -134,8 +134,9 @@ NEIGHBOURS, JUMP_OVERS, JUMP_LANDINGS = _cell_arrays()
 
 def _possible_actions() -> np.ndarray:
     """Every action ``from * NUM_CELLS + to`` a stone of either colour can make in some
-    position: a step to a neighbour, or a chain of jumps to any cell that jumps over an
-    empty board reach (every jump needs a stone to jump over; some position has them)."""
+    position: a step to a neighbour, or a chain of jumps to any cell that jumps from ``from``
+    can reach on the board, never landing in the colour's defended goal (a position with a
+    stone under each jump and the landings empty plays that chain)."""
     actions = set()
     for colour in (BLUE, RED):
         for start in range(NUM_CELLS):

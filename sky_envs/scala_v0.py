@@ -82,7 +82,10 @@ Action `from * 88 + to` moves the mover's stone on cell `from` to cell `to`. It 
 * with `split_rule="illegal"`: the move does not break the split rule (below).
 
 A move is identified by its two cells only: when several step/jump paths lead to the same
-cell they are one action.
+cell they are one action. Only 2,420 of the 7,744 actions can be legal in any position (a
+neighbour, or a cell that jumps reach: one an even number of rows and columns away);
+`make_game("scala_v0").possible_actions` lists them, and the self-play learner's dense policy
+head trains only their rows.
 
 ### After a move: the split rule
 

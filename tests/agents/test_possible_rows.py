@@ -1,6 +1,6 @@
-"""PossibleRowsLinear: a wide dense head that keeps only the rows of actions that can ever be
-legal (Scala's Game.possible_actions) is, to everything outside it, the full linear layer with
-those other rows zero, and trains its rows as the full layer would."""
+"""PossibleRowsLinear: a wide dense head that trains only the rows of actions that can ever be
+legal (Scala's Game.possible_actions) is, to everything outside it, the full linear layer, and
+trains those rows as the full layer would (the full layer never moves the others)."""
 
 import copy
 

@@ -305,10 +305,16 @@ class LegalActionsPolicy(MaskableActorCriticPolicy):
         Scala about 1,900 of 7,744 for 1,024 positions), from which each pair reads its entry.
         Gathering a weight row per pair instead (about 57,000 pairs) moves six times the memory,
         forward and back. In bfloat16 the rows are rounded up to a multiple of
-        :data:`ROWS_MULTIPLE` (:func:`_round_up_rows`).
+        :data:`ROWS_MULTIPLE` (:func:`_round_up_rows`). Without a gradient to compute (a
+        rollout's decisions), a :class:`~sky_envs.agents.possible_rows.PossibleRowsLinear`
+        scores with all its rows (Scala's 2,420) instead: for 128 positions that is about a
+        fifth of the time of picking out the rows used, with the same scores.
         """
         head = self.action_net
         head_rows = dense_head_rows(head, actions)   # the weight's row of each action
+        if isinstance(head, PossibleRowsLinear) and not torch.is_grad_enabled():
+            with torch.autocast("cpu", dtype=self.trunk_dtype or torch.bfloat16, enabled=self.trunk_dtype is not None):
+                return torch.nn.functional.linear(latent_pi, head.weight, head.bias)[rows, head_rows].float()
         used = torch.zeros(len(head.weight), dtype=torch.bool, device=actions.device)
         used[head_rows] = True
         if self.trunk_dtype is not None:

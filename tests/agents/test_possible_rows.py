@@ -80,6 +80,13 @@ def test_a_policy_keeping_the_possible_rows_updates_as_the_full_head_does(spec):
     for name, p in ours.named_parameters():
         expected = grads[name][possible] if name.startswith("action_net.") else grads[name]
         torch.testing.assert_close(p.grad, expected, rtol=0, atol=0)
+    # a rollout's decisions (no gradient: every kept row in one product), in float32 and bfloat16
+    with torch.no_grad():
+        for dtype in (None, torch.bfloat16):
+            full.trunk_dtype = ours.trunk_dtype = dtype
+            x, y = (policy.get_distribution(observations, masks).distribution.logits for policy in (full, ours))
+            assert torch.equal(x, y)
+        full.trunk_dtype = ours.trunk_dtype = None
     # the agents' passes: the same masked logits, the same whole rows
     with torch.no_grad():
         x, y = (masked_forward(policy, observations, masks)[0] for policy in (full, ours))

@@ -313,19 +313,19 @@ class LegalActionsPolicy(MaskableActorCriticPolicy):
         head = self.action_net
         head_rows = dense_head_rows(head, actions)   # the weight's row of each action
         if isinstance(head, PossibleRowsLinear) and not torch.is_grad_enabled():
-            with torch.autocast("cpu", dtype=self.trunk_dtype or torch.bfloat16, enabled=self.trunk_dtype is not None):
-                return torch.nn.functional.linear(latent_pi, head.weight, head.bias)[rows, head_rows].float()
-        used = torch.zeros(len(head.weight), dtype=torch.bool, device=actions.device)
-        used[head_rows] = True
-        if self.trunk_dtype is not None:
-            _round_up_rows(used)
-        column = torch.cumsum(used, 0) - 1          # a row's column among the used ones
-        used = used.nonzero().squeeze(1)
-        weight, bias = _Rows.apply(head.weight, used), _Rows.apply(head.bias, used)
+            weight, bias, columns = head.weight, head.bias, head_rows
+        else:
+            used = torch.zeros(len(head.weight), dtype=torch.bool, device=actions.device)
+            used[head_rows] = True
+            if self.trunk_dtype is not None:
+                _round_up_rows(used)
+            columns = (torch.cumsum(used, 0) - 1)[head_rows]   # each action's column among the used rows
+            used = used.nonzero().squeeze(1)
+            weight, bias = _Rows.apply(head.weight, used), _Rows.apply(head.bias, used)
         if self.trunk_dtype is None:
-            return torch.nn.functional.linear(latent_pi, weight, bias)[rows, column[head_rows]]
+            return torch.nn.functional.linear(latent_pi, weight, bias)[rows, columns]
         with torch.autocast("cpu", dtype=self.trunk_dtype):   # the entries read, made float32 (not all ~2M)
-            return torch.nn.functional.linear(latent_pi, weight, bias)[rows, column[head_rows]].float()
+            return torch.nn.functional.linear(latent_pi, weight, bias)[rows, columns].float()
 
     def legal_distribution(self, latent_pi: torch.Tensor, action_masks) -> LegalCategorical:
         """The distribution of ``action_net`` over the legal actions of ``action_masks``

@@ -275,8 +275,7 @@ def policy_kwargs(spec: dict, observation_shape, num_actions: int, action_cells=
     action_cells = check_action_cells(spec, observation_shape, num_actions, action_cells)
     stack_moves = check_stack_moves(spec, observation_shape, num_actions, stack_moves)
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[spec["activation"]]
-    dense = {} if possible_actions is None or num_actions < SPARSE_FROM else {
-        "possible_actions": tuple(int(action) for action in possible_actions)}
+    dense = {} if possible_actions is None or num_actions < SPARSE_FROM else {"possible_actions": possible_actions}
     if spec["kind"] == "mlp":
         return {"net_arch": list(spec["hidden"]), "activation_fn": activation, "features_extractor_class": Log1pFlatten,
                 **dense}

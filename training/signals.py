@@ -5,6 +5,8 @@ from __future__ import annotations
 import signal
 from contextlib import contextmanager
 
+import torch
+
 
 class TrainingInterrupted(KeyboardInterrupt):
     """Training stopped by SIGINT (Ctrl-C) or SIGTERM; ``signum`` says which."""
@@ -38,11 +40,43 @@ def _handling_interrupts(handler):
 
 
 @contextmanager
+def torch_modes_restored():
+    """On leaving the block, torch's grad mode and CPU autocast state are what they were on
+    entering it.
+
+    A signal handler raises its exception wherever the main thread is, also inside
+    ``torch.no_grad().__enter__`` after it turned gradients off (then no ``__exit__`` turns
+    them on again) or inside ``torch.autocast``'s ``__enter__`` after it counted one more
+    region (then its cache of weight casts is never cleared). Either outlives the
+    interruption: the next run in the same process (a notebook, a resume, a test) computes
+    losses without gradients ("element 0 of tensors does not require grad") or with stale
+    casts of weights. A loop of ``with torch.no_grad()`` interrupted by SIGTERM was left with
+    gradients off in about a quarter of the tries."""
+    grad = torch.is_grad_enabled()
+    autocast = (torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu"), torch.is_autocast_cache_enabled())
+    nesting = torch.autocast_increment_nesting() - 1
+    torch.autocast_decrement_nesting()
+    try:
+        yield
+    finally:
+        torch.set_grad_enabled(grad)
+        torch.set_autocast_enabled("cpu", autocast[0])
+        torch.set_autocast_dtype("cpu", autocast[1])
+        torch.set_autocast_cache_enabled(autocast[2])
+        left_open = torch.autocast_increment_nesting() - 1 - nesting
+        torch.autocast_decrement_nesting()
+        for _ in range(max(0, left_open)):
+            if torch.autocast_decrement_nesting() == 0:
+                torch.clear_autocast_cache()   # what leaving the outermost region does
+
+
+@contextmanager
 def interrupts_as_keyboard():
     """Inside the block SIGINT and SIGTERM raise :class:`TrainingInterrupted` (a
     ``KeyboardInterrupt``, what Ctrl-C raises), so one handler saves a run however it is
-    stopped."""
-    with _handling_interrupts(_raise_interrupted):
+    stopped; whatever stops the block, torch's modes are left as they were
+    (:func:`torch_modes_restored`)."""
+    with torch_modes_restored(), _handling_interrupts(_raise_interrupted):
         yield
 
 

@@ -3,14 +3,16 @@ uninterrupted run would, and nothing an interrupted write leaves behind survives
 
 import json
 import os
+import random
 import signal
+import threading
 
 import pytest
 import torch
 from stable_baselines3.common.callbacks import BaseCallback
 
 from tests.training.training_support import quiet, tiny_config
-from training.signals import TrainingInterrupted
+from training.signals import TrainingInterrupted, interrupts_as_keyboard
 from training.selfplay import SelfPlayRun
 from tests import REPO_ROOT
 
@@ -182,3 +184,37 @@ def test_a_scala_run_trains_only_its_heads_possible_rows_and_resumes_them(tmp_pa
     assert moments.shape == (2420, 32) and moments.abs().sum() > 0     # loaded from the resume file, then trained
     agent = PolicyAgent.load(final, env_id="scala_v0")
     assert type(agent.policy.action_net) is torch.nn.Linear and agent.policy.action_net.weight.shape == (7744, 32)
+
+
+def test_an_interrupt_inside_torchs_context_managers_leaves_no_mode_behind():
+    """A signal lands where it lands, also inside ``torch.no_grad().__enter__`` once gradients
+    are off (no ``__exit__`` follows) or inside ``torch.autocast``'s ``__enter__`` once it
+    counted its region. Leaving ``interrupts_as_keyboard`` puts gradients, autocast and its
+    cache of casts back as they were: the next run in the process trains."""
+    nesting_before = torch.autocast_increment_nesting() - 1
+    torch.autocast_decrement_nesting()
+    with pytest.raises(KeyboardInterrupt):
+        with interrupts_as_keyboard():
+            torch.no_grad().__enter__()                           # interrupted before its with-block
+            torch.autocast("cpu", dtype=torch.bfloat16).__enter__()
+            raise KeyboardInterrupt
+    assert torch.is_grad_enabled() and not torch.is_autocast_enabled("cpu")
+    assert torch.autocast_increment_nesting() - 1 == nesting_before
+    torch.autocast_decrement_nesting()
+    weight = torch.nn.Parameter(torch.ones(2, 2))
+    assert (torch.ones(1, 2) @ weight).sum().requires_grad
+
+
+def test_real_signals_at_random_moments_never_leave_gradients_off():
+    """SIGTERM from another thread into a loop of ``with torch.no_grad()``: without the
+    restore, about a quarter of the tries ended with gradients off."""
+    for trial in range(60):
+        sender = threading.Timer(random.Random(trial).uniform(0.0, 0.002), os.kill, (os.getpid(), signal.SIGTERM))
+        with pytest.raises(TrainingInterrupted):
+            with interrupts_as_keyboard():
+                sender.start()
+                while True:
+                    with torch.no_grad():
+                        pass
+        sender.join()
+        assert torch.is_grad_enabled(), f"try {trial}"

@@ -5,8 +5,6 @@ from __future__ import annotations
 import signal
 from contextlib import contextmanager
 
-import torch
-
 
 class TrainingInterrupted(KeyboardInterrupt):
     """Training stopped by SIGINT (Ctrl-C) or SIGTERM; ``signum`` says which."""
@@ -52,6 +50,8 @@ def torch_modes_restored():
     losses without gradients ("element 0 of tensors does not require grad") or with stale
     casts of weights. A loop of ``with torch.no_grad()`` interrupted by SIGTERM was left with
     gradients off in about a quarter of the tries."""
+    import torch   # here: the module is imported by commands that never load torch
+
     grad = torch.is_grad_enabled()
     autocast = (torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu"), torch.is_autocast_cache_enabled())
     nesting = torch.autocast_increment_nesting() - 1

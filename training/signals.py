@@ -37,6 +37,17 @@ def _handling_interrupts(handler):
             signal.signal(sig, old)
 
 
+def open_autocast_regions() -> int:
+    """How many ``torch.autocast`` regions are open in this thread (torch counts them, and
+    clears its cache of cast weights when the count returns to 0; it only tells the count
+    on a change, so this counts one more and one less)."""
+    import torch
+
+    count = torch.autocast_increment_nesting() - 1
+    torch.autocast_decrement_nesting()
+    return count
+
+
 @contextmanager
 def torch_modes_restored():
     """On leaving the block, torch's grad mode and CPU autocast state are what they were on
@@ -48,14 +59,12 @@ def torch_modes_restored():
     region (then its cache of weight casts is never cleared). Either outlives the
     interruption: the next run in the same process (a notebook, a resume, a test) computes
     losses without gradients ("element 0 of tensors does not require grad") or with stale
-    casts of weights. A loop of ``with torch.no_grad()`` interrupted by SIGTERM was left with
-    gradients off in about a quarter of the tries."""
+    casts of weights (measured in docs/notes/2026-12-06-interrupted-gradients-and-self-distillation.md)."""
     import torch   # here: the module is imported by commands that never load torch
 
     grad = torch.is_grad_enabled()
     autocast = (torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu"), torch.is_autocast_cache_enabled())
-    nesting = torch.autocast_increment_nesting() - 1
-    torch.autocast_decrement_nesting()
+    nesting = open_autocast_regions()
     try:
         yield
     finally:
@@ -63,9 +72,7 @@ def torch_modes_restored():
         torch.set_autocast_enabled("cpu", autocast[0])
         torch.set_autocast_dtype("cpu", autocast[1])
         torch.set_autocast_cache_enabled(autocast[2])
-        left_open = torch.autocast_increment_nesting() - 1 - nesting
-        torch.autocast_decrement_nesting()
-        for _ in range(max(0, left_open)):
+        for _ in range(max(0, open_autocast_regions() - nesting)):
             if torch.autocast_decrement_nesting() == 0:
                 torch.clear_autocast_cache()   # what leaving the outermost region does
 

@@ -12,7 +12,7 @@ import torch
 from stable_baselines3.common.callbacks import BaseCallback
 
 from tests.training.training_support import quiet, tiny_config
-from training.signals import TrainingInterrupted, interrupts_as_keyboard
+from training.signals import TrainingInterrupted, interrupts_as_keyboard, open_autocast_regions
 from training.selfplay import SelfPlayRun
 from tests import REPO_ROOT
 
@@ -191,16 +191,14 @@ def test_an_interrupt_inside_torchs_context_managers_leaves_no_mode_behind():
     are off (no ``__exit__`` follows) or inside ``torch.autocast``'s ``__enter__`` once it
     counted its region. Leaving ``interrupts_as_keyboard`` puts gradients, autocast and its
     cache of casts back as they were: the next run in the process trains."""
-    nesting_before = torch.autocast_increment_nesting() - 1
-    torch.autocast_decrement_nesting()
+    nesting_before = open_autocast_regions()
     with pytest.raises(KeyboardInterrupt):
         with interrupts_as_keyboard():
             torch.no_grad().__enter__()                           # interrupted before its with-block
             torch.autocast("cpu", dtype=torch.bfloat16).__enter__()
             raise KeyboardInterrupt
     assert torch.is_grad_enabled() and not torch.is_autocast_enabled("cpu")
-    assert torch.autocast_increment_nesting() - 1 == nesting_before
-    torch.autocast_decrement_nesting()
+    assert open_autocast_regions() == nesting_before
     weight = torch.nn.Parameter(torch.ones(2, 2))
     assert (torch.ones(1, 2) @ weight).sum().requires_grad
 

@@ -68,7 +68,7 @@ class Recipe:
     ``low <= depth <= high`` are candidates, ``per_game`` of them are drawn per game at
     distinct depths. ``max_nodes``: the solver's budget per position (all its moves).
     ``options``: the env options (``None``: those of the shipped checkpoint). ``compiled``:
-    label with the game's compiled solver (Sky Scrapers:
+    label with the game's compiled solver (``Game.exact_solver``; Sky Scrapers:
     :class:`~sky_envs.games.sky_scrapers.solver_kernels.CompiledSolver`, ten times the
     speed), else :class:`~sky_envs.agents.solver.Solver` with the ``solver`` settings.
     ``pairings``: who plays the games (agent specs), cycled by game number.
@@ -178,9 +178,9 @@ class Labeller:
 
     def __init__(self, game, recipe: Recipe):
         if recipe.compiled:
-            from sky_envs.games.sky_scrapers.solver_kernels import CompiledSolver
-
-            self.compiled = CompiledSolver(game, max_nodes=recipe.max_nodes)
+            self.compiled = game.exact_solver(max_nodes=recipe.max_nodes)
+            if self.compiled is None:
+                raise ValueError(f"the recipe asks for a compiled solver; {game.env_id} with {game.options()} has none")
         else:
             self.compiled = None
             self.solver = Solver(max_nodes=recipe.max_nodes, **recipe.solver)

@@ -27,6 +27,9 @@ One iteration:
    ``alphazero.expert_moves`` below 1, the network plays that share of the learner's
    decisions itself (its most likely move, still labelled by the expert): the expert then
    teaches the positions the network's own play leads to, not only its own (DAgger).
+   ``alphazero.exact_nodes: N`` solves each root of the search (or of a checkpoint expert's)
+   exactly within N solver nodes first and keeps its moves of the best value
+   (:mod:`~sky_envs.agents.search`'s exact endgame): exact targets where the solver reaches.
    With ``alphazero.policy_target: gumbel`` the search is Gumbel AlphaZero's
    (:mod:`~sky_envs.agents.gumbel`: Gumbel-top-k of ``alphazero.gumbel_k`` root actions,
    sequential halving, ``alphazero.c_scale``) and every decision plays the action its root
@@ -335,16 +338,20 @@ class ExpertIterationRun:
         return PUCTSearch(NetworkEvaluator(self.playing.policy), s["simulations"], s["c_puct"], rng=self.rng,
                           root_noise=not gumbel, noise_fraction=s["noise_fraction"], noise_alpha=s["noise_alpha"],
                           rollout_weight=s["rollout_weight"], rollout_policy=s["rollout_policy"], solver=s["solver"],
-                          root="gumbel" if gumbel else "puct", gumbel_k=s["gumbel_k"], c_scale=s["c_scale"])
+                          root="gumbel" if gumbel else "puct", gumbel_k=s["gumbel_k"], c_scale=s["c_scale"],
+                          exact_nodes=s["exact_nodes"])
 
     def new_expert(self):
         """The ``alphazero.expert`` agent, seeded from the run's generator, or None."""
         if not self.playing.expert:
             return None
-        from sky_envs.agents import make_agent
+        from sky_envs.agents import make_agent, split_spec
 
+        # a checkpoint's search solves its roots too (alpha-beta searches without a network)
+        exact = ({"exact_nodes": self.settings["exact_nodes"]}
+                 if self.settings["exact_nodes"] and split_spec(self.playing.expert)[0].endswith(".pt") else {})
         return make_agent(self.playing.expert, env_id=self.env_id, env_options=self.playing.options,
-                          seed=int(self.rng.integers(2**31)))
+                          seed=int(self.rng.integers(2**31)), **exact)
 
     def dagger_moves(self, games: "IterationGames", active: list[int]) -> dict[int, int]:
         """DAgger (``alphazero.expert_moves`` below 1): the games, each drawn with the

@@ -69,6 +69,8 @@ DEFAULTS: dict[str, Any] = {
         "rollout_weight": 0.0,      # λ: leaf values are (1-λ)·network value + λ·one playout's result
         "rollout_policy": "random", # how playouts move: random, or greedy (games with move values)
         "solver": False,            # back up proven wins and losses exactly (perfect-information games)
+        "exact_nodes": 0,           # solve each searched root (self-play's or the expert's) exactly within this many
+                                    # nodes first and keep its moves of the best value (0: off)
         "opponents": {},            # share of the games a baseline plays all seats but the learner's, e.g. {greedy: 0.25}
         "expert": None,             # None: PUCT search decides and teaches; "alphabeta@D" or "policy.pt@N": that searcher does instead
         "expert_moves": 1.0,        # with an expert: share of the learner's decisions it plays (the network the rest)
@@ -234,10 +236,13 @@ def validate(config: dict) -> None:
     if value_target != "outcome" and base == "alphabeta":
         raise ValueError("alphazero.value_target 'search' and 'mean' need a searcher with a root value: an "
                          "alpha-beta expert gives only its best moves, so use value_target 'outcome'")
-    for key in ("c_puct", "rollout_weight", "rollout_policy", "solver", "gumbel_k", "c_scale"):
+    for key in ("c_puct", "rollout_weight", "rollout_policy", "solver", "gumbel_k", "c_scale", "exact_nodes"):
         error = search_setting_error(key, config["alphazero"][key])
         if error:
             raise ValueError(f"alphazero.{error}")
+    if config["alphazero"]["exact_nodes"] and base == "alphabeta":
+        raise ValueError(f"alphazero.exact_nodes solves the roots of a network's search; the expert {expert!r} "
+                         "searches without a network: leave exact_nodes 0 or use a checkpoint's search as expert")
     if train["processes"] > train["n_envs"]:
         raise ValueError(f"train.processes ({train['processes']}) cannot exceed train.n_envs ({train['n_envs']}): "
                          "every process plays at least one game")

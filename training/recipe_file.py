@@ -54,7 +54,7 @@ RECIPE = "recipe.yaml"
 SHIP_OPTIONS = {"weights_dtype": "--weights-dtype", "c_puct": "--c-puct", "rollout_weight": "--rollout-weight",
                 "rollout_policy": "--rollout-policy", "leaves_per_call": "--leaves-per-call", "solver": "--solver",
                 "root": "--root", "gumbel_k": "--gumbel-k", "gumbel_scale": "--gumbel-scale", "c_scale": "--c-scale",
-                "average_symmetries": "--average-symmetries"}
+                "exact_nodes": "--exact-nodes", "average_symmetries": "--average-symmetries"}
 STAGE_KEYS = {"name", "config", "budget", "init_from", "expert", "ship", "wall_clock_s"}
 REPORT_KEYS = {"stem", "agents", "pairings", "games", "seed", "config"}
 BOARD_FREE_KEYS = {"file", "config", "value_games", "value_steps", "ship"}

@@ -134,13 +134,13 @@ class SearchAgent(Agent):
     def __init__(self, policy, metadata: dict | None = None, simulations: int = 200, c_puct: float = 1.5,
                  leaves_per_call: int = 8, rollout_weight: float = 0.0, rollout_policy: str = "random",
                  solver: bool = False, seed: int | None = None, symmetries=None, root: str = "puct",
-                 gumbel_k: int = 16, gumbel_scale: float = 0.0, c_scale: float = 1.0):
+                 gumbel_k: int = 16, gumbel_scale: float = 0.0, c_scale: float = 1.0, exact_nodes: int = 0):
         super().__init__(seed)
         self.metadata = metadata or {}
         self.search = PUCTSearch(NetworkEvaluator(policy, symmetries), simulations, c_puct, rng=self.rng,
                                  leaves_per_call=leaves_per_call, rollout_weight=rollout_weight,
                                  rollout_policy=rollout_policy, solver=solver, root=root, gumbel_k=gumbel_k,
-                                 gumbel_scale=gumbel_scale, c_scale=c_scale)
+                                 gumbel_scale=gumbel_scale, c_scale=c_scale, exact_nodes=exact_nodes)
 
     @classmethod
     def from_checkpoint(cls, checkpoint: Checkpoint, simulations: int, seed: int | None = None,

@@ -38,6 +38,16 @@ exact value replaces its average, and a search whose root is proven ends early a
 its count on the moves that achieve the proven result: endgame roots are solved in a few
 simulations, so the search spends its time where the result is still open.
 
+With ``exact_nodes`` N > 0 (perfect-information two-seat games) each root is first solved
+exactly within N solver nodes (:class:`~sky_envs.agents.solver.MoveSolver`: the game's
+compiled solver where it has one): an endgame solver, as game programs use. Where every move
+is solved and they differ, the search keeps only the moves of the best value: a proven win is
+played at once (no simulations), otherwise the simulations choose among the moves that keep
+the proven value. Where every move has the same value (a lost position, or one where all
+moves draw), the search runs as without it: against an imperfect opponent some moves keep more
+chances than others, and only the search tells them apart. The result still covers every
+legal action (the pruned ones with no visits), so training targets say that they lose.
+
 Values are kept per seat, so a node's chooser is whoever decides there: this serves 2 to 4
 seats and turns made of several decisions. The network's value is for the seat to decide
 at the leaf; with more than two seats the others are assumed to lose what it wins (the
@@ -62,13 +72,14 @@ import numpy as np
 from sky_envs.agents.gumbel import (completed_q, halving_schedule, improved_policy, interior_choice, logits_of,
                                     root_choice, sigma)
 from sky_envs.agents.playouts import PLAYOUTS, playout_error, playouts
-from sky_envs.core.state import GameState
+from sky_envs.agents.solver import MoveSolver
+from sky_envs.core.state import GameState, hides_information
 
 
 #: the settings of :class:`PUCTSearch` a checkpoint may record under ``metadata["search"]``
 #: (the ones its network plays best with, :mod:`~sky_envs.agents.checkpoint`)
 SEARCH_SETTINGS = ("c_puct", "rollout_weight", "rollout_policy", "leaves_per_call", "solver", "root", "gumbel_k",
-                   "gumbel_scale", "c_scale")
+                   "gumbel_scale", "c_scale", "exact_nodes")
 #: how the root spends the simulations: PUCT, or Gumbel-top-k with sequential halving
 ROOTS = ("puct", "gumbel")
 
@@ -99,6 +110,9 @@ def search_setting_error(name: str, value) -> str | None:
         return None if number and value >= 0 else f"gumbel_scale must be a number >= 0, got {value!r}"
     if name == "c_scale":
         return None if number and value > 0 else f"c_scale must be a positive number, got {value!r}"
+    if name == "exact_nodes":
+        whole = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+        return None if whole and value >= 0 else f"exact_nodes must be an integer >= 0 (0: off), got {value!r}"
     return f"{name!r} is no search setting: expected one of {', '.join(SEARCH_SETTINGS)}"
 
 
@@ -206,10 +220,6 @@ class Node:
         return root_choice(self.gumbel_score(c_scale), self.visits, considered_visit, allowed)
 
 
-def hides_information(state: GameState) -> bool:
-    return type(state).sample_consistent is not GameState.sample_consistent
-
-
 class PUCTSearch:
     """``simulations`` simulations per position, any number of positions at once.
 
@@ -224,12 +234,13 @@ class PUCTSearch:
                  root_noise: bool = False, noise_fraction: float = 0.25, noise_alpha: float = 10.0,
                  leaves_per_call: int = 1, rollout_weight: float = 0.0, rollout_policy: str = "random",
                  solver: bool = False, root: str = "puct", gumbel_k: int = 16, gumbel_scale: float = 1.0,
-                 c_scale: float = 1.0):
+                 c_scale: float = 1.0, exact_nodes: int = 0):
         if not isinstance(simulations, (int, np.integer)) or isinstance(simulations, bool) or simulations < 1:
             raise ValueError(f"simulations must be a positive integer, got {simulations!r}")
         for name, value in (("c_puct", c_puct), ("rollout_weight", rollout_weight), ("rollout_policy", rollout_policy),
                             ("leaves_per_call", leaves_per_call), ("solver", solver), ("root", root),
-                            ("gumbel_k", gumbel_k), ("gumbel_scale", gumbel_scale), ("c_scale", c_scale)):
+                            ("gumbel_k", gumbel_k), ("gumbel_scale", gumbel_scale), ("c_scale", c_scale),
+                            ("exact_nodes", exact_nodes)):
             if (error := search_setting_error(name, value)) is not None:
                 raise ValueError(error)
         if root == "gumbel" and root_noise:
@@ -243,6 +254,7 @@ class PUCTSearch:
         self.gumbel_k = int(gumbel_k)
         self.gumbel_scale = float(gumbel_scale)
         self.c_scale = float(c_scale)
+        self.exact = MoveSolver(int(exact_nodes)) if exact_nodes else None
         self.evaluate = evaluator
         self.simulations = int(simulations)
         self.c_puct = float(c_puct)
@@ -263,6 +275,12 @@ class PUCTSearch:
             raise ValueError(f"the solver proves results of perfect-information games; {states[0].game.name} hides "
                              "information, so a search there has no proven result: leave solver off")
         roots = self._expand(states, keep_states=not hidden)
+        legal = [root.actions for root in roots]
+        if self.exact is not None and not hidden:
+            for state, root in zip(states, roots):
+                values = self.exact.move_values(state)
+                if values is not None:
+                    self._keep_best(root, values)
         if self.root_noise:
             for root in roots:
                 if root.actions.size > 1:
@@ -280,7 +298,37 @@ class PUCTSearch:
                 break
             self._simulate(states, roots, hidden, leaves)
             done += leaves
-        return [self._result(root) for root in roots]
+        return [self._widened(self._result(root), actions) for root, actions in zip(roots, legal)]
+
+    @staticmethod
+    def _keep_best(root: Node, values: np.ndarray) -> None:
+        """The exact endgame: ``values`` (each action's proven value for the root's chooser)
+        narrow ``root`` to its moves of the best value where they differ; a proven win needs
+        no simulation."""
+        best = values.max()
+        keep = values == best
+        if keep.all():
+            if best < 1.0:
+                return   # every move loses (or draws): the search looks for the best practical chances
+        else:
+            root.actions, root.prior = root.actions[keep], root.prior[keep] / max(root.prior[keep].sum(), 1e-12)
+            root.visits, root.value_sum = root.visits[keep], root.value_sum[keep]
+            root.children = [None] * root.actions.size
+        if best >= 1.0:  # no return beats a win: proven, played without searching
+            root.solved = np.full(root.actions.size, best)
+            root.returns = np.full(2, -best)
+            root.returns[root.player] = best
+
+    @staticmethod
+    def _widened(result: SearchResult, actions: np.ndarray) -> SearchResult:
+        """``result`` over every legal action ``actions`` (those the exact endgame pruned get
+        no visits and no policy)."""
+        if result.actions is actions or result.actions.size == actions.size:
+            return result
+        where = np.searchsorted(actions, result.actions)
+        visits, policy = np.zeros(actions.size), np.zeros(actions.size)
+        visits[where], policy[where] = result.visits, result.policy
+        return SearchResult(actions, visits, result.value, policy, result.action)
 
     def _round(self, root: Node, done: int) -> int:
         """How many simulations of ``root``'s search the next round runs: ``leaves_per_call``

@@ -50,8 +50,7 @@ from dataclasses import dataclass, field
 
 from sky_envs.agents.alphabeta import AlphaBetaAgent
 from sky_envs.agents.base import Agent
-from sky_envs.agents.search import hides_information
-from sky_envs.core.state import WIN, GameState
+from sky_envs.core.state import WIN, GameState, hides_information
 
 #: the value range of win/draw/loss returns (the shared reward convention)
 WIN_LOSS = (-1.0, 1.0)
@@ -427,6 +426,37 @@ class Solver:
         if action not in killers:
             killers.insert(0, action)
             del killers[2:]
+
+
+class MoveSolver:
+    """Every legal move's exact value within a budget of ``max_nodes`` nodes per call, by the
+    game's compiled solver where it offers one (:meth:`~sky_envs.core.state.Game.exact_solver`,
+    Sky Scrapers' move phase) and by :class:`Solver` otherwise; the search's exact endgame
+    (``exact_nodes``). Each solver keeps its table between calls, so the positions of one game
+    solve faster move after move."""
+
+    def __init__(self, max_nodes: int):
+        if not isinstance(max_nodes, (int, np.integer)) or isinstance(max_nodes, bool) or max_nodes < 1:
+            raise ValueError(f"max_nodes must be a positive integer, got {max_nodes!r}")
+        self.max_nodes = int(max_nodes)
+        self.generic = Solver(max_nodes=self.max_nodes, max_table=200_000)
+        self.compiled: dict = {}   # game -> its compiled solver, or None
+
+    def move_values(self, state: GameState) -> np.ndarray | None:
+        """The exact value of each legal move of ``state`` for its seat to move (in
+        ``legal_actions()`` order), or ``None``: not solved within the budget, or a game the
+        solver does not take (hidden information, more than two seats)."""
+        if solver_refusal(state) is not None:
+            return None
+        game = state.game
+        if game not in self.compiled:
+            self.compiled[game] = game.exact_solver(max_nodes=self.max_nodes)
+        compiled = self.compiled[game]
+        if compiled is not None and compiled.refusal(state) is None:
+            values = compiled.solve_moves(state)
+            return None if values is None else np.fromiter(values.values(), np.float64, len(values))
+        solution = self.generic.solve_moves(state)
+        return np.fromiter(solution.moves.values(), np.float64, len(solution.moves)) if solution.solved else None
 
 
 class SolverAgent(Agent):

@@ -311,6 +311,16 @@ class Game(ABC):
         engine = _GREEDY_ENGINES[self]
         return engine if getattr(engine, "plays_greedy", False) else None   # asked each time: it reads the heuristic
 
+    def exact_solver(self, max_nodes: int | None = None):
+        """A compiled exact solver of this configuration's positions, or ``None`` (the
+        default): then :class:`~sky_envs.agents.solver.MoveSolver` plays the moves on cloned
+        states with the generic :class:`~sky_envs.agents.solver.Solver`. A compiled solver
+        offers ``refusal(state)`` (why it cannot take a position, or ``None``) and
+        ``solve_moves(state)``: every legal move's exact value for the seat to move
+        (``{action: value}`` in ``legal_actions()`` order), or ``None`` when ``max_nodes``
+        (each call's budget) ran out."""
+        return None
+
     def rules_summary(self) -> str:
         """The game's rules in short (markdown), read from :attr:`rules_summary_file` beside
         the module that defines the game's class; ``FileNotFoundError`` if it is missing."""
@@ -641,3 +651,9 @@ class GameState(ABC):
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.game.env_id}\n{self.to_text()}>"
 
+
+
+def hides_information(state: GameState) -> bool:
+    """Whether ``state``'s game hides information from its seats: its states redraw what a
+    seat cannot see (:meth:`GameState.sample_consistent`)."""
+    return type(state).sample_consistent is not GameState.sample_consistent

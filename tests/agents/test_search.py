@@ -223,3 +223,68 @@ def test_the_solver_refuses_games_with_hidden_information():
     game, evaluator = evaluator_for("sky_towers_v0", spec={"kind": "mlp", "hidden": [16]})
     with pytest.raises(ValueError, match="sky_towers hides information"):
         PUCTSearch(evaluator, 10, solver=True).run(random_positions(game, 1, 4, seed=0))
+
+
+def exact_endgames(count, stacks, seed):
+    """6x6 Sky Scrapers positions with ``stacks`` stacks left and their moves' exact values."""
+    from sky_envs.agents.solver import Solver
+
+    game = sky_envs.make_game("sky_scrapers_v0")
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        state = game.new_initial_state(rng)
+        while state.current_player >= 0 and (state.phase != "move" or (state.heights[:-1] > 0).sum() > stacks):
+            state.apply_unchecked(int(rng.choice(state.legal_actions())))
+        if state.current_player >= 0:
+            out.append((state, np.array(list(Solver().solve_moves(state).moves.values()))))
+    return game, out
+
+
+def test_the_exact_endgame_keeps_the_moves_of_the_best_value_and_reports_every_legal_action():
+    game, positions = exact_endgames(12, 12, seed=15)   # wins, losses, and a draw kept against losing moves
+    _, evaluator = evaluator_for("sky_scrapers_v0", {}, spec={"kind": "mlp", "hidden": [16]})
+    calls = []
+
+    def counting(observations, masks):
+        calls.append(len(observations))
+        return evaluator(observations, masks)
+
+    kinds = set()
+    for state, values in positions:
+        calls.clear()
+        result, = PUCTSearch(counting, 50, exact_nodes=1_000_000).run([state])
+        assert np.array_equal(result.actions, state.legal_actions())
+        best = values == values.max()
+        if best.all() and values.max() < 1:   # nothing to keep apart: searched as without it
+            alone, = PUCTSearch(evaluator, 50, rng=np.random.default_rng(0)).run([state])
+            again, = PUCTSearch(evaluator, 50, rng=np.random.default_rng(0), exact_nodes=1_000_000).run([state])
+            assert np.array_equal(alone.visits, again.visits)
+            kinds.add("all equal")
+            continue
+        assert result.visits[~best].sum() == 0 and result.policy[~best].sum() == 0 and result.visits.sum() > 0
+        if values.max() >= 1:   # a proven win: played without a simulation
+            assert result.value == 1.0 and sum(calls) == 1
+            kinds.add("win")
+        else:
+            assert sum(calls) > 1
+            kinds.add("kept value")
+    assert kinds == {"win", "kept value", "all equal"}
+
+
+def test_the_exact_endgame_leaves_positions_it_cannot_solve_to_the_search():
+    game, evaluator = evaluator_for("sky_scrapers_v0", {}, spec={"kind": "mlp", "hidden": [16]})
+    state = random_positions(game, 1, 8, seed=3)[0]
+    alone, = PUCTSearch(evaluator, 40, rng=np.random.default_rng(0)).run([state])
+    starved, = PUCTSearch(evaluator, 40, rng=np.random.default_rng(0), exact_nodes=100).run([state])
+    assert np.array_equal(alone.visits, starved.visits) and alone.value == starved.value
+    hidden, evaluator = evaluator_for("sky_towers_v0", spec={"kind": "mlp", "hidden": [16]})
+    result, = PUCTSearch(evaluator, 10, exact_nodes=1000).run(random_positions(hidden, 1, 4, seed=0))
+    assert result.visits.sum() == 10
+
+
+@pytest.mark.parametrize("value", [-1, 1.5, True, "many"])
+def test_an_exact_nodes_setting_that_is_not_a_count_is_refused(value):
+    _, evaluator = evaluator_for("skybridge_v0")
+    with pytest.raises(ValueError, match="exact_nodes must be an integer >= 0"):
+        PUCTSearch(evaluator, 10, exact_nodes=value)

@@ -8,7 +8,7 @@ import pytest
 
 import sky_envs
 from sky_envs.agents import make_agent
-from sky_envs.agents.solver import Solver, SolverAgent, solver_refusal
+from sky_envs.agents.solver import MoveSolver, Solver, SolverAgent, solver_refusal
 from sky_envs.games.sky_scrapers.solver_kernels import CompiledSolver
 from tests.agents.brute_force import brute_force_moves, tree_size
 from tests.tiny_game import NimGame
@@ -209,3 +209,46 @@ def test_solver_agent_plays_a_best_move_or_falls_back():
     starved = make_agent("solver@1000", seed=0)   # a thousand nodes: the alpha-beta fallback
     observation = {"observation": hard.observation(hard.current_player), "action_mask": hard.legal_mask()}
     assert hard.legal_mask()[starved.act(observation, hard)] and not starved.last_solution.solved
+
+
+def test_the_compiled_solvers_table_serves_every_board_of_a_configuration():
+    """One table over many games' boards, never cleared: the same values as a fresh solver."""
+    options = dict(board="random", rows=6, cols=6, positioning="random")
+    kept = CompiledSolver(sky_envs.make_game("sky_scrapers_v0", **options))
+    for seed in range(12):
+        state = sky_scrapers_position(options, 12, seed=500 + seed)
+        state = kept.game.state_from_text(state.to_text())
+        fresh = CompiledSolver(kept.game)
+        assert kept.solve_moves(state) == fresh.solve_moves(state)
+    assert "move-phase" in kept.refusal(kept.game.new_initial_state(np.random.default_rng(0)))
+
+
+@pytest.mark.parametrize("env_id, options", [("sky_scrapers_v0", dict(board="random", rows=6, cols=6,
+                                                                        positioning="random")),
+                                             ("sky_scrapers_v0", SKY_SCRAPERS_SMALL[0]),
+                                             ("skybridge_v0", SKYBRIDGE)])
+def test_move_solver_gives_the_solvers_values_through_the_compiled_path_where_there_is_one(env_id, options):
+    game = sky_envs.make_game(env_id, **options)
+    assert (game.exact_solver() is not None) == (env_id == "sky_scrapers_v0")
+    solver = MoveSolver(max_nodes=5_000_000)
+    states = ([sky_scrapers_position(options, 11, seed) for seed in range(5)] if env_id == "sky_scrapers_v0"
+              else late_positions(game, 5, 8, seed=3))
+    for state in states:
+        expected = Solver().solve_moves(state)
+        assert expected.solved
+        values = solver.move_values(state)
+        assert values.tolist() == list(expected.moves.values())
+    starved = MoveSolver(max_nodes=10)
+    assert starved.move_values(sky_scrapers_position(SKY_SCRAPERS_SMALL[1], 16, seed=1)) is None
+
+
+def test_move_solver_answers_none_where_no_exact_value_exists():
+    four = sky_envs.make_game("sky_scrapers_v0", players=4, rows=8, cols=8)
+    hidden = sky_envs.make_game("sky_towers_v0")
+    solver = MoveSolver(max_nodes=1000)
+    for game in (four, hidden):
+        assert game.exact_solver() is None
+        assert solver.move_values(game.new_initial_state(np.random.default_rng(0))) is None
+    for bad in (0, -5, 1.5, True):
+        with pytest.raises(ValueError, match="max_nodes must be a positive integer"):
+            MoveSolver(bad)

@@ -363,3 +363,45 @@ def test_tiny_runs_give_their_recorded_samples_scores_losses_and_weights(case):
     for name, (shape, total, absolute) in expected["weights"].items():
         assert got["weights"][name][0] == shape, name
         assert got["weights"][name][1:] == pytest.approx([total, absolute], rel=1e-4, abs=1e-5), name
+
+
+@pytest.mark.parametrize("with_expert", [False, True])
+def test_exact_nodes_teaches_only_the_moves_that_keep_the_proven_result(tmp_path, monkeypatch, with_expert):
+    """``alphazero.exact_nodes``: every root of the learner's search (or of a checkpoint
+    expert's) that the solver solves is searched over its moves of the best value only, so
+    the moves that throw the proven result away get no share of the target."""
+    from sky_envs.agents.checkpoint import policy_metadata, save_checkpoint
+    from sky_envs.agents.solver import MoveSolver
+
+    changes = {"alphazero.exact_nodes": 50_000}
+    if with_expert:
+        teacher = ExpertIterationRun(tiny_config(), tmp_path / "teacher", progress=False, log=quiet)
+        path = save_checkpoint(tmp_path / "teacher.pt", teacher.policy,
+                               policy_metadata(teacher.game, TINY["env.options"], TINY["policy"]))
+        changes.update({"alphazero.expert": f"{path}@5"})
+    run = ExpertIterationRun(tiny_config(**changes), tmp_path / "run", progress=False, log=quiet)
+    searched, run_search = [], PUCTSearch.run
+
+    def recording(search, states):
+        assert search.exact is not None and search.root_noise != with_expert
+        results = run_search(search, states)
+        searched.extend((state.clone(), result) for state, result in zip(states, results))
+        return results
+
+    monkeypatch.setattr(PUCTSearch, "run", recording)
+    run.play_games()
+    narrowed = 0
+    for state, result in searched:
+        assert np.array_equal(result.actions, state.legal_actions())
+        values = MoveSolver(changes["alphazero.exact_nodes"]).move_values(state)   # a fresh table
+        if values is not None and values.min() < values.max():
+            assert result.visits[values < values.max()].sum() == 0
+            narrowed += 1
+    assert narrowed >= 5
+
+
+def test_exact_nodes_is_refused_with_an_alpha_beta_expert_and_when_not_a_count():
+    with pytest.raises(ValueError, match="alphazero.exact_nodes solves the roots of a network's search"):
+        tiny_config(**{"alphazero.exact_nodes": 1000, "alphazero.expert": "alphabeta@2"})
+    with pytest.raises(ValueError, match="alphazero.exact_nodes must be an integer >= 0"):
+        tiny_config(**{"alphazero.exact_nodes": -1})

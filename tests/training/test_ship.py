@@ -94,6 +94,18 @@ def test_a_recorded_gumbel_root_is_the_search_default_and_puct_stays_one_suffix_
     assert "invalid choice" in capsys.readouterr().err and not (tmp_path / "bad.pt").exists()
 
 
+def test_a_recorded_exact_endgame_is_the_search_default(trained, tmp_path, capsys):
+    target = tmp_path / "policy.pt"
+    assert ship.main([str(trained), str(target), "--exact-nodes", "50000", "--positions", "20"]) == 0
+    assert read_checkpoint(target)[0]["search"] == {"exact_nodes": 50000}
+    spec = dict(env_id="sky_scrapers_v0", env_options=OPTIONS)
+    assert make_agent(f"{target}@8", **spec).search.exact.max_nodes == 50000
+    assert make_agent(f"{target}@8", exact_nodes=0, **spec).search.exact is None
+    assert make_agent(f"{trained}@8", **spec).search.exact is None
+    assert ship.main([str(trained), str(tmp_path / "bad.pt"), "--exact-nodes", "-3"]) == 2
+    assert "exact_nodes must be an integer >= 0" in capsys.readouterr().err and not (tmp_path / "bad.pt").exists()
+
+
 def test_a_recipe_is_recorded_beside_the_training_command_and_must_name_the_checkpoints_env(trained, tmp_path, capsys):
     target = tmp_path / "policy.pt"
     assert ship.main([str(trained), str(target), "--recipe", "sky_scrapers_v0", "--positions", "20"]) == 0

@@ -178,6 +178,14 @@ class SkyScrapersGame(Game):
 
         return SkyScrapersBatch(self, num_envs, keep_final_observation)
 
+    def exact_solver(self, max_nodes: int | None = None):
+        """The compiled solver of the move phase (two seats; ``None`` with four)."""
+        if self.num_players != 2:
+            return None
+        from sky_envs.games.sky_scrapers.solver_kernels import CompiledSolver
+
+        return CompiledSolver(self, max_nodes=max_nodes)
+
     def state_from_text(self, text: str, rng: np.random.Generator | None = None) -> SkyScrapersState:
         return read_position(self, text, partial(SkyScrapersState, self, rng=rng))
 

@@ -27,6 +27,8 @@ cut the game.
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 from numba import njit
 
@@ -285,10 +287,17 @@ def _position_hash(heights, tops, colour, z, side):
     return h
 
 
+def _board_keys(reach: np.ndarray) -> tuple[np.uint64, np.uint64]:
+    """Two 64-bit keys of a board's landing table, mixed into every position's hashes: the
+    same stacks on two boards (a random board is drawn per game) are two positions."""
+    digest = hashlib.blake2b(np.ascontiguousarray(reach).tobytes(), digest_size=16).digest()
+    return np.uint64(int.from_bytes(digest[:8], "little")), np.uint64(int.from_bytes(digest[8:], "little"))
+
+
 class CompiledSolver:
     """The compiled solver for one Sky Scrapers configuration (two seats). Its table is kept
-    between calls on positions of the same board (a random board is drawn per game: a call on
-    another board clears it first). ``max_nodes``: the budget of each call."""
+    between calls, over positions of any of the configuration's boards (each board's key is
+    part of a position's hashes), until :meth:`clear`. ``max_nodes``: the budget of each call."""
 
     def __init__(self, game, max_nodes: int | None = None, table_bits: int = TABLE_BITS, seed: int = 0):
         if game.num_players != 2:
@@ -315,7 +324,7 @@ class CompiledSolver:
         self.score_buffer = np.zeros((_MAX_PLIES, 8 * B), np.float64)
         self.final_buffer = np.zeros((_MAX_PLIES, 8 * B), np.int64)
         self.nodes = 0
-        self._board = None
+        self._board, self._board_keys = None, None
 
     def clear(self) -> None:
         self.keys1[:] = 0
@@ -323,25 +332,33 @@ class CompiledSolver:
         self.work[:] = 0
         self.killers[:] = -1
 
+    def refusal(self, state) -> str | None:
+        """Why :meth:`solve_moves` cannot take ``state``, or ``None`` where it can."""
+        game = self.game
+        if state.game is not game and state.game.options() != game.options():
+            return (f"this compiled solver was built for Sky Scrapers with {game.options()}, the position is one of "
+                    f"{state.game.options()}")
+        if state.phase != "move" or state.current_player < 0:
+            return "the compiled solver takes move-phase positions with a seat to move"
+        stacks = int((state.heights[:-1] > 0).sum())
+        if state.turns + stacks >= game.max_turns:
+            return (f"max_turns={game.max_turns} could still cut this game ({state.turns} turns played, {stacks} "
+                    "stacks): the compiled solver does not model it, use sky_envs.agents.solver.Solver")
+        return None
+
     def solve_moves(self, state) -> dict[int, float] | None:
         """The exact value of every legal move of ``state`` (a move-phase position) for its
         seat to move, in ``legal_actions()`` order; ``None`` when the budget ran out."""
+        refusal = self.refusal(state)
+        if refusal is not None:
+            raise ValueError(refusal)
         game = self.game
-        if state.game is not game and state.game.options() != game.options():
-            raise ValueError(f"this compiled solver was built for Sky Scrapers with {game.options()}, the position "
-                             f"is one of {state.game.options()}")
-        if state.phase != "move" or state.current_player < 0:
-            raise ValueError("the compiled solver takes move-phase positions with a seat to move")
+        reach = state.board.reach
         if state.board is not self._board:
-            self.clear()
-            self._board = state.board
-        stacks = int((state.heights[:-1] > 0).sum())
-        if state.turns + stacks >= game.max_turns:
-            raise ValueError(f"max_turns={game.max_turns} could still cut this game ({state.turns} turns played, "
-                             f"{stacks} stacks): the compiled solver does not model it, use sky_envs.agents.solver.Solver")
+            self._board, self._board_keys = state.board, _board_keys(reach)
+        board1, board2 = self._board_keys
         seat = state.current_player
         colours = state.seat_colours.astype(np.int8)
-        reach = state.board.reach
         max_row = reach.shape[0] - 1
         stats = np.array([0, self.max_nodes or np.iinfo(np.int64).max, 0], np.int64)
         counts, tallest, tiles = np.zeros(2), np.zeros(2), np.zeros(2)
@@ -354,8 +371,8 @@ class CompiledSolver:
                 continue
             mover = child.current_player
             ch, ct = child.heights.copy(), child.tops.copy()
-            h1 = np.uint64(_position_hash(ch, ct, colours[mover], self.z1, self.side1))
-            h2 = np.uint64(_position_hash(ch, ct, colours[mover], self.z2, self.side2))
+            h1 = np.uint64(_position_hash(ch, ct, colours[mover], self.z1, self.side1)) ^ board1
+            h2 = np.uint64(_position_hash(ch, ct, colours[mover], self.z2, self.side2)) ^ board2
             value = _search(ch, ct, colours, mover, -1, 1, reach, max_row, game.skyscraper_height, self.z1, self.z2,
                             self.side1, self.side2, h1, h2, self.keys1, self.keys2, self.lowers, self.uppers,
                             self.best_moves, self.work, self.killers, 0, stats, self.moves_buffer, self.score_buffer,

@@ -311,7 +311,9 @@ class PUCTSearch:
             if best < 1.0:
                 return   # every move loses (or draws): the search looks for the best practical chances
         else:
-            root.actions, root.prior = root.actions[keep], root.prior[keep] / max(root.prior[keep].sum(), 1e-12)
+            prior = root.prior[keep]
+            root.actions = root.actions[keep]
+            root.prior = prior / prior.sum() if prior.sum() > 0 else np.full(prior.size, 1.0 / prior.size)
             root.visits, root.value_sum = root.visits[keep], root.value_sum[keep]
             root.children = [None] * root.actions.size
         if best >= 1.0:  # no return beats a win: proven, played without searching

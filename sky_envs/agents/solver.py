@@ -430,10 +430,11 @@ class Solver:
 
 class MoveSolver:
     """Every legal move's exact value within a budget of ``max_nodes`` nodes per call, by the
-    game's compiled solver where it offers one (:meth:`~sky_envs.core.state.Game.exact_solver`,
-    Sky Scrapers' move phase) and by :class:`Solver` otherwise; the search's exact endgame
-    (``exact_nodes``). Each solver keeps its table between calls, so the positions of one game
-    solve faster move after move."""
+    game's compiled solver where it offers one (:meth:`~sky_envs.core.state.Game.exact_solver`;
+    positions it does not take, such as Sky Scrapers' set-up, are left unsolved rather than
+    handed to the generic solver, many times slower a node) and by :class:`Solver`
+    otherwise; the search's exact endgame (``exact_nodes``). Each solver keeps its table
+    between calls, so the positions of one game solve faster move after move."""
 
     def __init__(self, max_nodes: int):
         if not isinstance(max_nodes, (int, np.integer)) or isinstance(max_nodes, bool) or max_nodes < 1:
@@ -452,8 +453,8 @@ class MoveSolver:
         if game not in self.compiled:
             self.compiled[game] = game.exact_solver(max_nodes=self.max_nodes)
         compiled = self.compiled[game]
-        if compiled is not None and compiled.refusal(state) is None:
-            values = compiled.solve_moves(state)
+        if compiled is not None:   # positions it does not take (Sky Scrapers' set-up) are not solved
+            values = compiled.solve_moves(state) if compiled.refusal(state) is None else None
             return None if values is None else np.fromiter(values.values(), np.float64, len(values))
         solution = self.generic.solve_moves(state)
         return np.fromiter(solution.moves.values(), np.float64, len(solution.moves)) if solution.solved else None

@@ -249,6 +249,10 @@ def test_move_solver_answers_none_where_no_exact_value_exists():
     for game in (four, hidden):
         assert game.exact_solver() is None
         assert solver.move_values(game.new_initial_state(np.random.default_rng(0))) is None
+    # a set-up position the compiled solver does not take is not handed to the generic one
+    strategic = sky_envs.make_game("sky_scrapers_v0", positioning="strategic")
+    setup = strategic.new_initial_state(np.random.default_rng(0))
+    assert setup.phase == "place" and MoveSolver(max_nodes=10**9).move_values(setup) is None
     for bad in (0, -5, 1.5, True):
         with pytest.raises(ValueError, match="max_nodes must be a positive integer"):
             MoveSolver(bad)

@@ -652,7 +652,6 @@ class GameState(ABC):
         return f"<{type(self).__name__} {self.game.env_id}\n{self.to_text()}>"
 
 
-
 def hides_information(state: GameState) -> bool:
     """Whether ``state``'s game hides information from its seats: its states redraw what a
     seat cannot see (:meth:`GameState.sample_consistent`)."""

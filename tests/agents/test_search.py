@@ -228,21 +228,19 @@ def test_the_solver_refuses_games_with_hidden_information():
 def exact_endgames(count, stacks, seed):
     """6x6 Sky Scrapers positions with ``stacks`` stacks left and their moves' exact values."""
     from sky_envs.agents.solver import Solver
+    from tests.agents.test_solver import sky_scrapers_position
 
-    game = sky_envs.make_game("sky_scrapers_v0")
-    rng = np.random.default_rng(seed)
     out = []
     while len(out) < count:
-        state = game.new_initial_state(rng)
-        while state.current_player >= 0 and (state.phase != "move" or (state.heights[:-1] > 0).sum() > stacks):
-            state.apply_unchecked(int(rng.choice(state.legal_actions())))
-        if state.current_player >= 0:
+        state = sky_scrapers_position({}, stacks, seed)
+        seed += 2   # the helper draws moves with seed + 1
+        if state is not None:
             out.append((state, np.array(list(Solver().solve_moves(state).moves.values()))))
-    return game, out
+    return out
 
 
 def test_the_exact_endgame_keeps_the_moves_of_the_best_value_and_reports_every_legal_action():
-    game, positions = exact_endgames(12, 12, seed=15)   # wins, losses, and a draw kept against losing moves
+    positions = exact_endgames(12, 12, seed=30)   # wins, losses, and a draw kept against losing moves
     _, evaluator = evaluator_for("sky_scrapers_v0", {}, spec={"kind": "mlp", "hidden": [16]})
     calls = []
 

@@ -42,6 +42,7 @@ game's heuristic otherwise.
 
 from __future__ import annotations
 
+import json
 import math
 import time
 
@@ -434,14 +435,16 @@ class MoveSolver:
     positions it does not take, such as Sky Scrapers' set-up, are left unsolved rather than
     handed to the generic solver, many times slower a node) and by :class:`Solver`
     otherwise; the search's exact endgame (``exact_nodes``). Each solver keeps its table
-    between calls, so the positions of one game solve faster move after move."""
+    between calls, so the positions of one game solve faster move after move; there is one
+    compiled solver per configuration (env and options), however many game objects play it
+    (each env makes its own), so neither memory nor the table's work grows with the games."""
 
     def __init__(self, max_nodes: int):
         if not isinstance(max_nodes, (int, np.integer)) or isinstance(max_nodes, bool) or max_nodes < 1:
             raise ValueError(f"max_nodes must be a positive integer, got {max_nodes!r}")
         self.max_nodes = int(max_nodes)
         self.generic = Solver(max_nodes=self.max_nodes, max_table=200_000)
-        self.compiled: dict = {}   # game -> its compiled solver, or None
+        self.compiled: dict = {}   # (env id, options as JSON) -> the compiled solver, or None
 
     def move_values(self, state: GameState) -> np.ndarray | None:
         """The exact value of each legal move of ``state`` for its seat to move (in
@@ -450,9 +453,10 @@ class MoveSolver:
         if solver_refusal(state) is not None:
             return None
         game = state.game
-        if game not in self.compiled:
-            self.compiled[game] = game.exact_solver(max_nodes=self.max_nodes)
-        compiled = self.compiled[game]
+        configuration = (game.env_id, json.dumps(game.options(), sort_keys=True))
+        if configuration not in self.compiled:
+            self.compiled[configuration] = game.exact_solver(max_nodes=self.max_nodes)
+        compiled = self.compiled[configuration]
         if compiled is not None:   # positions it does not take (Sky Scrapers' set-up) are not solved
             values = compiled.solve_moves(state) if compiled.refusal(state) is None else None
             return None if values is None else np.fromiter(values.values(), np.float64, len(values))

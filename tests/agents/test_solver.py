@@ -238,6 +238,7 @@ def test_move_solver_gives_the_solvers_values_through_the_compiled_path_where_th
         assert expected.solved
         values = solver.move_values(state)
         assert values.tolist() == list(expected.moves.values())
+    assert len(solver.compiled) == 1   # one solver per configuration, whatever game objects its positions have
     starved = MoveSolver(max_nodes=10)
     assert starved.move_values(sky_scrapers_position(SKY_SCRAPERS_SMALL[1], 16, seed=1)) is None
 

@@ -77,7 +77,10 @@ def match(env_id: str, options: dict, a: tuple[str, Agent], b: tuple[str, Agent]
     (by game g), which are counted instead of played again (see :func:`read_journal`).
 
     Every game re-seeds the agents, so ``workers`` processes (each playing a share of the
-    games on copies of the agents) give exactly the result of one. An exception in the
+    games on copies of the agents) give exactly the result of one; except with a search's
+    exact endgame (``exact_nodes``), whose solver keeps its table and what it learned of its
+    reach from game to game, so that a solve may finish within its budget in one order of
+    games and not in another. An exception in the
     caller's process while they play (Ctrl-C, or SIGTERM under
     :func:`training.signals.interrupts_as_keyboard`) terminates them: none outlives the match.
     """

@@ -429,6 +429,11 @@ class Solver:
             del killers[2:]
 
 
+#: calls at one distance from the end, all out of budget, after which :class:`MoveSolver`
+#: stops trying positions that far from the end (or farther)
+GIVE_UP_AFTER = 4
+
+
 class MoveSolver:
     """Every legal move's exact value within a budget of ``max_nodes`` nodes per call, by the
     game's compiled solver where it offers one (:meth:`~sky_envs.core.state.Game.exact_solver`;
@@ -437,7 +442,14 @@ class MoveSolver:
     otherwise; the search's exact endgame (``exact_nodes``). Each solver keeps its table
     between calls, so the positions of one game solve faster move after move; there is one
     compiled solver per configuration (env and options), however many game objects play it
-    (each env makes its own), so neither memory nor the table's work grows with the games."""
+    (each env makes its own), so neither memory nor the table's work grows with the games.
+
+    A call that runs out of budget spends all of it, and far from the end every call does.
+    Where the compiled solver measures how far a position is from the end
+    (``remaining(state)``; Sky Scrapers: its stacks), the solver learns its reach per
+    configuration: once :data:`GIVE_UP_AFTER` calls at one distance have all run out, positions
+    that far from the end or farther are no longer tried (``move_values`` answers ``None`` at
+    once). ``attempts`` holds, per configuration, each distance's calls and solved calls."""
 
     def __init__(self, max_nodes: int):
         if not isinstance(max_nodes, (int, np.integer)) or isinstance(max_nodes, bool) or max_nodes < 1:
@@ -445,6 +457,7 @@ class MoveSolver:
         self.max_nodes = int(max_nodes)
         self.generic = Solver(max_nodes=self.max_nodes, max_table=200_000)
         self.compiled: dict = {}   # (env id, options as JSON) -> the compiled solver, or None
+        self.attempts: dict = {}   # (env id, options as JSON) -> {distance from the end: [calls, solved]}
 
     def move_values(self, state: GameState) -> np.ndarray | None:
         """The exact value of each legal move of ``state`` for its seat to move (in
@@ -458,10 +471,28 @@ class MoveSolver:
             self.compiled[configuration] = game.exact_solver(max_nodes=self.max_nodes)
         compiled = self.compiled[configuration]
         if compiled is not None:   # positions it does not take (Sky Scrapers' set-up) are not solved
-            values = compiled.solve_moves(state) if compiled.refusal(state) is None else None
+            if compiled.refusal(state) is not None:
+                return None
+            distance = compiled.remaining(state) if hasattr(compiled, "remaining") else None
+            attempts = self.attempts.setdefault(configuration, {})
+            if distance is not None and distance >= self.reach(configuration):
+                return None
+            values = compiled.solve_moves(state)
+            if distance is not None:
+                tally = attempts.setdefault(distance, [0, 0])
+                tally[0] += 1
+                tally[1] += values is not None
             return None if values is None else np.fromiter(values.values(), np.float64, len(values))
         solution = self.generic.solve_moves(state)
         return np.fromiter(solution.moves.values(), np.float64, len(solution.moves)) if solution.solved else None
+
+    def reach(self, configuration: tuple[str, str]) -> float:
+        """The smallest distance from the end (``remaining``) at which this solver's first
+        :data:`GIVE_UP_AFTER` calls of ``configuration`` all ran out of budget (``inf``: none
+        yet); positions that far or farther are not tried."""
+        given_up = [distance for distance, (calls, solved) in self.attempts.get(configuration, {}).items()
+                    if calls >= GIVE_UP_AFTER and not solved]
+        return min(given_up, default=math.inf)
 
 
 class SolverAgent(Agent):

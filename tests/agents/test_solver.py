@@ -8,7 +8,7 @@ import pytest
 
 import sky_envs
 from sky_envs.agents import make_agent
-from sky_envs.agents.solver import MoveSolver, Solver, SolverAgent, solver_refusal
+from sky_envs.agents.solver import GIVE_UP_AFTER, MoveSolver, Solver, SolverAgent, solver_refusal
 from sky_envs.games.sky_scrapers.solver_kernels import CompiledSolver
 from tests.agents.brute_force import brute_force_moves, tree_size
 from tests.tiny_game import NimGame
@@ -241,6 +241,22 @@ def test_move_solver_gives_the_solvers_values_through_the_compiled_path_where_th
     assert len(solver.compiled) == 1   # one solver per configuration, whatever game objects its positions have
     starved = MoveSolver(max_nodes=10)
     assert starved.move_values(sky_scrapers_position(SKY_SCRAPERS_SMALL[1], 16, seed=1)) is None
+
+
+def test_move_solver_stops_trying_positions_beyond_the_reach_its_budget_showed():
+    solver = MoveSolver(max_nodes=2000)
+    far = [sky_scrapers_position({}, 30, seed) for seed in range(GIVE_UP_AFTER + 1)]
+    for state in far[:GIVE_UP_AFTER]:
+        assert solver.move_values(state) is None   # each call spends its budget and runs out
+    (configuration, compiled), = solver.compiled.items()
+    assert solver.attempts[configuration] == {30: [GIVE_UP_AFTER, 0]} and solver.reach(configuration) == 30
+    compiled.nodes = -1
+    farther = sky_scrapers_position({}, 33, seed=9)
+    for state in (far[-1], farther):   # as far from the end or farther: answered at once, not tried
+        assert solver.move_values(state) is None and compiled.nodes == -1
+    near = sky_scrapers_position({}, 7, seed=3)   # nearer the end: still solved
+    assert solver.move_values(near).tolist() == list(Solver().solve_moves(near).moves.values())
+    assert solver.attempts[configuration][7] == [1, 1] and solver.reach(configuration) == 30
 
 
 def test_move_solver_answers_none_where_no_exact_value_exists():

@@ -346,6 +346,12 @@ class CompiledSolver:
                     "stacks): the compiled solver does not model it, use sky_envs.agents.solver.Solver")
         return None
 
+    @staticmethod
+    def remaining(state) -> int:
+        """How far ``state`` is from the end, the measure the solver's work grows with: its
+        stacks (every move joins two, and the game ends by the last one at the latest)."""
+        return int((state.heights[:-1] > 0).sum())
+
     def solve_moves(self, state) -> dict[int, float] | None:
         """The exact value of every legal move of ``state`` (a move-phase position) for its
         seat to move, in ``legal_actions()`` order; ``None`` when the budget ran out."""

@@ -2,12 +2,16 @@
 
     python benchmarks/search_speed.py sky_scrapers_v0 scala_v0
     python benchmarks/search_speed.py --agents pretrained@32+gumbel pretrained@200 --positions 30 --json speed.json
+    python benchmarks/search_speed.py sky_scrapers_v0 --positions 120 --warmup 400
 
 Per env (with the options of its shipped network, which ``pretrained`` specs need) every
 agent decides the same ``--positions`` positions, met in random games; the agents take
 turns position by position so that both meet the same machine. A rate is decisions per
 second of this process's CPU time (``time.process_time``, torch on one thread), which other
-jobs on a shared machine disturb much less than wall time (also reported).
+jobs on a shared machine disturb much less than wall time (also reported). ``--warmup N``
+first lets every agent decide N other positions, untimed: an agent that learns as it plays
+(the exact endgame learns how far from the end its solver's budget reaches, and keeps the
+solver's table) is then timed as it plays after many games rather than in its first moves.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ def positions(game, count: int, seed: int) -> list:
     return out
 
 
-def measure(env_id: str, specs: list[str], count: int, seed: int) -> dict:
+def measure(env_id: str, specs: list[str], count: int, seed: int, warmup: int = 0) -> dict:
     import sky_envs
     from sky_envs.agents import make_agent
     from sky_envs.agents.checkpoint import read_checkpoint
@@ -42,6 +46,10 @@ def measure(env_id: str, specs: list[str], count: int, seed: int) -> dict:
     options = read_checkpoint(pretrained_path(env_id))[0]["env_options"]
     game = sky_envs.make_game(env_id, **options)
     agents = [make_agent(spec, seed=seed, env_id=env_id, env_options=options) for spec in specs]
+    for state in positions(game, warmup, seed + 1) if warmup else []:
+        observation = {"observation": state.observation(state.current_player), "action_mask": state.legal_mask()}
+        for agent in agents:
+            agent.act(observation, state.clone())
     cpu, wall = np.zeros(len(agents)), np.zeros(len(agents))
     for state in positions(game, count, seed):
         observation = {"observation": state.observation(state.current_player), "action_mask": state.legal_mask()}
@@ -64,17 +72,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agents", nargs="+", default=["pretrained@32+gumbel", "pretrained@200"])
     parser.add_argument("--positions", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--warmup", type=int, default=0, help="positions each agent decides first, untimed")
     parser.add_argument("--json", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     report = {}
     for env_id in args.envs:
-        report[env_id] = measure(env_id, args.agents, args.positions, args.seed)
+        report[env_id] = measure(env_id, args.agents, args.positions, args.seed, args.warmup)
         print(env_id, "  ".join(f"{spec}: {row['moves_per_cpu_s']:.2f} moves/CPU s ({row['moves_per_wall_s']:.2f}/wall s)"
                                 for spec, row in report[env_id].items()), flush=True)
     if args.json:
         with open(args.json, "w") as handle:
-            json.dump({"agents": args.agents, "positions": args.positions, "seed": args.seed, "envs": report},
+            json.dump({"agents": args.agents, "positions": args.positions, "warmup": args.warmup, "seed": args.seed,
+                       "envs": report},
                       handle, indent=2)
     return 0
 

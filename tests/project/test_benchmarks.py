@@ -9,6 +9,7 @@ from tests import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 
+import search_speed  # noqa: E402
 import throughput  # noqa: E402
 import training_throughput  # noqa: E402
 import vector_throughput  # noqa: E402
@@ -73,3 +74,26 @@ def test_training_throughput_reports_the_tutorial_and_each_config(tmp_path, caps
     row = runs["skybridge.yaml"]
     assert row["steps_per_s"]["wall"] > 0 and row["x_tutorial"]["wall"] > 0 and row["opponent_shares"]
     assert "skybridge.yaml" in capsys.readouterr().out
+
+
+def test_search_speed_reports_each_agent_after_its_untimed_warmup(tmp_path, capsys):
+    out = tmp_path / "speed.json"
+    assert search_speed.main(["highrise_heist_v0", "--agents", "mcts@8", "pretrained@4", "--positions", "3",
+                              "--warmup", "2", "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert (report["positions"], report["warmup"]) == (3, 2)
+    for row in report["envs"]["highrise_heist_v0"].values():
+        assert row["positions"] == 3 and row["moves_per_cpu_s"] > 0 and row["moves_per_wall_s"] > 0
+    assert "pretrained@4:" in capsys.readouterr().out
+
+
+def test_exact_budget_reports_every_distance_a_game_passes_through(tmp_path, capsys):
+    from benchmarks import exact_budget
+
+    out = tmp_path / "budget.json"
+    assert exact_budget.main(["--nodes", "3000", "--games", "1", "--opponent", "random", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    distances = sorted(map(int, rows), reverse=True)
+    assert distances == list(range(distances[0], distances[-1] - 1, -1))   # every move joins two stacks
+    assert not rows[str(distances[0])]["solved"] and rows[str(distances[-1])]["solved"] == rows[str(distances[-1])]["positions"]
+    assert "total" in capsys.readouterr().out

@@ -2,6 +2,7 @@
 
     python -m training.ladder skybridge_v0            # writes checkpoints/skybridge_v0/ladder.{json,png}
     python -m training.ladder skybridge_v0 --resume   # after Ctrl-C or SIGTERM: the recorded games count
+    python -m training.ladder skybridge_v0 --resume --replay-changed   # a network shipped since: replay its rows
     python -m training.ladder scala_v0 --games 20 --out /tmp/ladder   # a quicker ladder with wider intervals
 
 The agents of a game (:data:`LADDERS`: random, greedy, alpha-beta at depth 2 in two-seat
@@ -22,7 +23,10 @@ Every game is journaled (``ladder.games.jsonl`` beside the outputs, the format o
 :mod:`training.tournament`) as soon as it ends, and ``ladder.json`` (ratings so far, the
 pairings, seconds per game here) is rewritten after every pairing; ``--resume`` counts the
 recorded games instead of playing them again. Ctrl-C or SIGTERM stops the games (worker
-processes included) and exits with 128 + the signal's number.
+processes included) and exits with 128 + the signal's number. Where a checkpoint of the row
+has changed since (a network shipped again, with new weights or search settings),
+``--resume --replay-changed`` keeps the games of the pairings between unchanged agents and
+plays the others again (:func:`keep_unchanged_games`).
 """
 
 from __future__ import annotations
@@ -187,14 +191,15 @@ def shipped_command(command: str) -> str:
     """A recorded ladder command as the docs show it: without its ``--out``, since the docs
     show the ladder shipped in ``checkpoints/<env_id>/``, the folder the command writes to by
     default (a ladder is often played in a run folder, then copied there), and without
-    ``--resume`` (the command that started it; the docs add ``--resume`` where it goes on)."""
+    ``--resume`` and ``--replay-changed`` (the command that started it; the docs add
+    ``--resume`` where it goes on)."""
     kept, skip = [], False
     for word in shlex.split(command):
         if skip:
             skip = False
         elif word == "--out":
             skip = True
-        elif not word.startswith("--out=") and word != "--resume":
+        elif not word.startswith("--out=") and word not in ("--resume", "--replay-changed"):
             kept.append(word)
     return shlex.join(kept)
 
@@ -263,19 +268,48 @@ def ladder_markdown(ladder: dict, picture: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def keep_unchanged_games(journal: Path, header: dict) -> set[tuple[str, str]]:
+    """``--replay-changed``: rewrite ``journal`` for the ladder ``header`` describes, keeping the
+    games of the pairings whose two agents it records as the journal does (the same spec and
+    checkpoint digest) and dropping the others; the pairings dropped. Refused (``ValueError``)
+    where the env, options, seed or row of agents differ: then no game carries over."""
+    header = json.loads(json.dumps(header))   # as written: tuples become lists
+    written = journal_header(journal)
+
+    def frame(h: dict) -> dict:
+        return {**{key: value for key, value in h.items() if key != "agents"}, "row": [a["spec"] for a in h["agents"]]}
+
+    if frame(written) != frame(header):
+        changed = sorted(key for key in set(frame(written)) | set(frame(header))
+                         if frame(written).get(key) != frame(header).get(key))
+        raise ValueError(f"--replay-changed: {str(journal)!r} holds a ladder that differs in {', '.join(changed)}, "
+                         "not only in its checkpoints: start afresh in another --out")
+    unchanged = {new["spec"] for old, new in zip(written["agents"], header["agents"]) if old == new}
+    games = read_journal(journal, written)
+    kept = {pair: played for pair, played in games.items() if set(pair) <= unchanged}
+    lines = [json.dumps({"evaluation": header})] + [
+        json.dumps({"a": a, "b": b, "game": g, "reward": reward})
+        for (a, b), played in kept.items() for g, reward in sorted(played.items())]
+    text = ("\n".join(lines) + "\n").encode()
+    atomic_write(journal, lambda handle: handle.write(text))
+    return set(games) - set(kept)
+
+
 def rated_networks(journal: Path) -> set[str]:
     """The digests of the checkpoints a ladder's journal rated (from its header line)."""
     return {agent["sha256"] for agent in journal_header(journal)["agents"] if "sha256" in agent}
 
 
 def other_network_markdown(rated: set[str], shipped: str) -> str:
-    """The line the docs add to a ladder whose network rows rated other weights than the
-    shipped file's (a network shipped since the ladder was played): empty where they agree."""
+    """The line the docs add to a ladder whose network rows rated another checkpoint than the
+    shipped file (one shipped since the ladder was played: other weights, or the same weights
+    with other search settings): empty where they agree."""
     if not rated or rated == {shipped}:
         return ""
     names = ", ".join(f"`{digest[:12]}`" for digest in sorted(rated))
-    return (f"\n**The network rows of this ladder rate weights {names}, a network shipped before the one "
-            f"shipped now (`{shipped[:12]}`), which has not played the ladder yet.**\n")
+    return (f"\n**The network rows of this ladder rate the checkpoint {names}, shipped before the one shipped "
+            f"now (`{shipped[:12]}`: other weights or other search settings), which has not played the ladder "
+            "yet.**\n")
 
 
 def no_ladder_markdown(env_id: str) -> str:
@@ -324,6 +358,9 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser.add_argument("--out", help="folder of ladder.json, ladder.png and ladder.games.jsonl "
                                       "(default: the env's checkpoints folder)")
     parser.add_argument("--resume", action="store_true", help="count the games the journal holds")
+    parser.add_argument("--replay-changed", action="store_true",
+                        help="with --resume, where checkpoints of the row changed since (a network shipped again): "
+                             "keep the games between unchanged agents, play the others again")
     args = parser.parse_args(argv)
     try:
         env_id = canonical_id(args.env)
@@ -343,6 +380,9 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         if journal.is_file() and not args.resume:
             raise ValueError(f"{str(journal)!r} holds games of a ladder: --resume counts them (delete it to start "
                              "afresh)")
+        if args.replay_changed and not args.resume:
+            raise ValueError("--replay-changed goes with --resume: it keeps part of a ladder's games")
+        dropped = keep_unchanged_games(journal, header) if args.replay_changed and journal.is_file() else set()
         known = read_journal(journal, header) if journal.is_file() else {}
     except ValueError as error:
         parser.error(str(error))
@@ -352,6 +392,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     saved = out / f"{STEM}.json"
     previous = json.loads(saved.read_text()) if args.resume and saved.is_file() else {}
     timing = previous.get("timing", {}) if previous.get("seed") == args.seed else {}
+    timing = {pair: clock for pair, clock in timing.items() if tuple(pair.split(":", 1)) not in dropped}
     command = f"{parser.prog} " + shlex.join(sys.argv[1:] if argv is None else argv)
     pairings = ladder_pairings(agents, args.reach)
     results = [recorded(a, b, known.get((a, b), {}), rounds[-1]) for a, b in pairings]

@@ -192,3 +192,36 @@ def test_a_ladder_of_a_network_shipped_before_says_so(tmp_path):
         if (policy.parent / "ladder.json").is_file():
             rated = rated_networks(policy.parent / "ladder.games.jsonl")
             assert rated, policy.parent.name   # every shipped ladder rates the network it names
+
+
+def test_a_ladder_replays_only_the_rows_of_a_checkpoint_shipped_again(tmp_path):
+    """``--resume --replay-changed``: the games between unchanged agents carry over line for
+    line, the pairings of the changed checkpoint are played again, and the ratings come out as
+    a fresh ladder's; anything else that differs is refused."""
+    whole, again = tmp_path / "whole", tmp_path / "again"
+    assert run_ladder(whole, "--games", "3") == 0
+    assert run_ladder(again, "--games", "3") == 0
+    journal = again / "ladder.games.jsonl"
+    header, *games = journal.read_text().splitlines()
+    earlier = json.loads(header)   # as if the games were played by a network shipped before this one
+    for agent in earlier["evaluation"]["agents"]:
+        if agent["spec"] == "pretrained":
+            agent["sha256"] = "0" * 64
+    journal.write_text("\n".join([json.dumps(earlier), *games]) + "\n")
+    with pytest.raises(SystemExit):   # --resume alone refuses games of another network
+        run_ladder(again, "--games", "3", "--resume")
+    with pytest.raises(SystemExit):
+        run_ladder(again, "--games", "3", "--replay-changed")   # it goes with --resume
+    dropped = ladder.keep_unchanged_games(journal, json.loads(header)["evaluation"])
+    assert dropped == {pair for pair in ladder.ladder_pairings(AGENTS) if "pretrained" in pair}
+    kept = journal.read_text().splitlines()
+    assert kept[0] == header and kept[1:] == [line for line in games if "pretrained" not in line]
+    journal.write_text("\n".join([json.dumps(earlier), *games]) + "\n")
+    assert run_ladder(again, "--games", "3", "--resume", "--replay-changed") == 0
+    first, second = (json.loads((d / "ladder.json").read_text()) for d in (whole, again))
+    assert second["ratings"] == first["ratings"]
+    assert sorted(journal.read_text().splitlines()[1:]) == sorted(games)
+    assert ladder.shipped_command(second["command"]) == ladder.shipped_command(first["command"])
+    other_seed = {**json.loads(header)["evaluation"], "seed": 5}
+    with pytest.raises(ValueError, match="differs in seed"):
+        ladder.keep_unchanged_games(journal, other_seed)

@@ -69,7 +69,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.nodes < 1 or args.games < 1:
         parser.error("--nodes and --games must be positive")
     torch.set_num_threads(1)
-    rows = spend(args.env, args.nodes, args.games, args.seed, args.opponent)
+    try:
+        rows = spend(args.env, args.nodes, args.games, args.seed, args.opponent)
+    except ValueError as error:   # an env without a compiled solver, an unknown opponent
+        parser.error(str(error))
     print(f"{'distance':>8} {'positions':>9} {'solved':>6} {'CPU s':>8}")
     for distance, row in rows.items():
         print(f"{distance:>8} {row['positions']:>9} {row['solved']:>6} {row['cpu_s']:>8.2f}")

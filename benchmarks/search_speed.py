@@ -46,7 +46,8 @@ def measure(env_id: str, specs: list[str], count: int, seed: int, warmup: int = 
     options = read_checkpoint(pretrained_path(env_id))[0]["env_options"]
     game = sky_envs.make_game(env_id, **options)
     agents = [make_agent(spec, seed=seed, env_id=env_id, env_options=options) for spec in specs]
-    for state in positions(game, warmup, seed + 1) if warmup else []:
+    warmup_positions = positions(game, warmup, seed + 1) if warmup else []
+    for state in warmup_positions:
         observation = {"observation": state.observation(state.current_player), "action_mask": state.legal_mask()}
         for agent in agents:
             agent.act(observation, state.clone())

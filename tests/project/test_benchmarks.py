@@ -5,6 +5,8 @@ machine)."""
 import json
 import sys
 
+import pytest
+
 from tests import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
@@ -95,5 +97,9 @@ def test_exact_budget_reports_every_distance_a_game_passes_through(tmp_path, cap
     rows = json.loads(out.read_text())["rows"]
     distances = sorted(map(int, rows), reverse=True)
     assert distances == list(range(distances[0], distances[-1] - 1, -1))   # every move joins two stacks
-    assert not rows[str(distances[0])]["solved"] and rows[str(distances[-1])]["solved"] == rows[str(distances[-1])]["positions"]
+    farthest, nearest = rows[str(distances[0])], rows[str(distances[-1])]
+    assert not farthest["solved"] and nearest["solved"] == nearest["positions"]
     assert "total" in capsys.readouterr().out
+    with pytest.raises(SystemExit):   # no compiled solver: refused with the reason
+        exact_budget.main(["--env", "scala_v0", "--games", "1"])
+    assert "has no compiled solver" in capsys.readouterr().err

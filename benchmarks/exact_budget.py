@@ -37,9 +37,11 @@ def spend(env_id: str, nodes: int, games: int, seed: int, opponent: str) -> dict
     if solver is None or not hasattr(solver, "remaining"):
         raise ValueError(f"{env_id} with {options} has no compiled solver that measures distances from the end")
     rows: dict[int, dict] = defaultdict(lambda: {"positions": 0, "solved": 0, "cpu_s": 0.0})
+    network = make_agent("pretrained", env_id=env_id, env_options=options)
+    other = make_agent(opponent, env_id=env_id, env_options=options)
     for g in range(games):
-        network = make_agent("pretrained", env_id=env_id, env_options=options, seed=seed + g)
-        other = make_agent(opponent, env_id=env_id, env_options=options, seed=seed + g)
+        network.reset(seed=seed + g)
+        other.reset(seed=seed + g)
         state = game.new_initial_state(np.random.default_rng(seed + g))
         while state.current_player >= 0:
             if solver.refusal(state) is None:

@@ -245,7 +245,8 @@ def test_the_shipped_network_for_every_board_plays_legally_and_beats_random_with
         "python -m training.board_free --specialist checkpoints/sky_scrapers_v0/policy.pt --config configs/recipes/")
     fit = metadata["training"]["value_fit"]
     assert fit["held_out_mse"] < 0.3 * fit["held_out_target_variance"]   # it reads the specialist's values
-    search = make_agent("pretrained@16", env_id="sky_scrapers_v0", env_options=options, seed=0)
+    assert metadata["search"]["exact_nodes"] > 0   # recorded; here with a budget a test affords
+    search = make_agent("pretrained@16", env_id="sky_scrapers_v0", env_options=options, seed=0, exact_nodes=50_000)
     result = match("sky_scrapers_v0", options, ("search", search), ("random", make_agent("random", seed=1)), 4, seed=3)
     if sky_envs.make_game("sky_scrapers_v0", **options).num_players == 2:   # four seats: whole legal games only
         assert result.score / result.games >= 0.75                          # (three random players are noisy)

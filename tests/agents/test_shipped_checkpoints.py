@@ -72,9 +72,9 @@ def test_every_shipped_report_plays_at_least_200_games_a_pairing(env_id):
 def test_search_with_a_shipped_checkpoint_beats_random_at_a_small_budget(env_id):
     """Clearly: 0.7 with two seats, twice the uniform share (one winner of four) with four."""
     path = ROOT / env_id / "policy.pt"
-    options = read_checkpoint(path)[0]["env_options"]
-    players = sky_envs.make_game(env_id, **options).num_players
     metadata = read_checkpoint(path)[0]
+    options = metadata["env_options"]
+    players = sky_envs.make_game(env_id, **options).num_players
     # a recorded exact endgame runs here with a budget a test affords (the reports measure the shipped one)
     affordable = {"exact_nodes": 50_000} if metadata.get("search", {}).get("exact_nodes") else {}
     search = make_agent(f"{path}@32", env_id=env_id, env_options=options, seed=0, **affordable)

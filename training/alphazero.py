@@ -28,7 +28,7 @@ One iteration:
    decisions itself (its most likely move, still labelled by the expert): the expert then
    teaches the positions the network's own play leads to, not only its own (DAgger).
    ``alphazero.exact_nodes: N`` solves each root of the search (or of a checkpoint expert's)
-   exactly within N solver nodes first and keeps its moves of the best value
+   exactly within N solver nodes first and keeps only the moves proven to keep its value
    (:mod:`~sky_envs.agents.search`'s exact endgame): exact targets where the solver reaches.
    With ``alphazero.policy_target: gumbel`` the search is Gumbel AlphaZero's
    (:mod:`~sky_envs.agents.gumbel`: Gumbel-top-k of ``alphazero.gumbel_k`` root actions,

@@ -70,7 +70,7 @@ DEFAULTS: dict[str, Any] = {
         "rollout_policy": "random", # how playouts move: random, or greedy (games with move values)
         "solver": False,            # back up proven wins and losses exactly (perfect-information games)
         "exact_nodes": 0,           # solve each searched root (self-play's or the expert's) exactly within this many
-                                    # nodes first and keep its moves of the best value (0: off)
+                                    # nodes first and keep the moves proven to keep its value (0: off)
         "opponents": {},            # share of the games a baseline plays all seats but the learner's, e.g. {greedy: 0.25}
         "expert": None,             # None: PUCT search decides and teaches; "alphabeta@D" or "policy.pt@N": that searcher does instead
         "expert_moves": 1.0,        # with an expert: share of the learner's decisions it plays (the network the rest)

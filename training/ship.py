@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="record this search setting: the weight of Q against the logits at the Gumbel root")
     parser.add_argument("--exact-nodes", type=int, metavar="N",
                         help="record this search setting: solve each root exactly within N solver nodes first and "
-                             "keep its moves of the best value (two-seat perfect-information games; 0: off)")
+                             "keep the moves proven to keep its value (two-seat perfect-information games; 0: off)")
     parser.add_argument("--average-symmetries", action=argparse.BooleanOptionalAction,
                         help="record that the network plays averaged over the board's symmetries (raw and in search)")
     parser.add_argument("--option-ranges", metavar="JSON", type=json.loads,

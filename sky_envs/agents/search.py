@@ -40,13 +40,13 @@ simulations, so the search spends its time where the result is still open.
 
 With ``exact_nodes`` N > 0 (perfect-information two-seat games) each root is first solved
 exactly within N solver nodes (:class:`~sky_envs.agents.solver.MoveSolver`: the game's
-compiled solver where it has one): an endgame solver, as game programs use. Where every move
-is solved and they differ, the search keeps only the moves of the best value: a proven win is
-played at once (no simulations), otherwise the simulations choose among the moves that keep
-the proven value. Where every move has the same value (a lost position, or one where all
+compiled solver where it has one): an endgame solver, as game programs use. Where the root's
+value is proven and some moves are proven to keep it, the search keeps only those: a proven
+win is played at once (no simulations), a draw leaves the simulations to choose among the
+moves proven to draw. Where every move keeps the value (a lost position, or one where all
 moves draw), the search runs as without it: against an imperfect opponent some moves keep more
 chances than others, and only the search tells them apart. The result still covers every
-legal action (the pruned ones with no visits), so training targets say that they lose.
+legal action (the pruned ones with no visits), so training targets say that they are not best.
 
 Values are kept per seat, so a node's chooser is whoever decides there: this serves 2 to 4
 seats and turns made of several decisions. The network's value is for the seat to decide
@@ -278,9 +278,9 @@ class PUCTSearch:
         legal = [root.actions for root in roots]
         if self.exact is not None and not hidden:
             for state, root in zip(states, roots):
-                values = self.exact.move_values(state)
-                if values is not None:
-                    self._keep_best(root, values)
+                solved = self.exact.best_moves(state)
+                if solved is not None:
+                    self._keep_best(root, *solved)
         if self.root_noise:
             for root in roots:
                 if root.actions.size > 1:
@@ -301,12 +301,10 @@ class PUCTSearch:
         return [self._widened(self._result(root), actions) for root, actions in zip(roots, legal)]
 
     @staticmethod
-    def _keep_best(root: Node, values: np.ndarray) -> None:
-        """The exact endgame: ``values`` (each action's proven value for the root's chooser)
-        narrow ``root`` to its moves of the best value where they differ; a proven win needs
-        no simulation."""
-        best = values.max()
-        keep = values == best
+    def _keep_best(root: Node, best: float, keep: np.ndarray) -> None:
+        """The exact endgame: the root's proven value ``best`` (for its chooser) and the moves
+        proven to keep it (``keep``, a mask over the root's actions) narrow ``root`` to those
+        moves; a proven win needs no simulation."""
         if keep.all():
             if best < 1.0:
                 return   # every move loses (or draws): the search looks for the best practical chances

@@ -435,20 +435,23 @@ GIVE_UP_AFTER = 4
 
 
 class MoveSolver:
-    """Every legal move's exact value within a budget of ``max_nodes`` nodes per call, by the
-    game's compiled solver where it offers one (:meth:`~sky_envs.core.state.Game.exact_solver`;
-    positions it does not take, such as Sky Scrapers' set-up, are left unsolved rather than
-    handed to the generic solver, many times slower a node) and by :class:`Solver`
-    otherwise; the search's exact endgame (``exact_nodes``). Each solver keeps its table
-    between calls, so the positions of one game solve faster move after move; there is one
-    compiled solver per configuration (env and options), however many game objects play it
-    (each env makes its own), so neither memory nor the table's work grows with the games.
+    """A position's exact value and the legal moves proven to keep it, within a budget of
+    ``max_nodes`` nodes per call: the search's exact endgame (``exact_nodes``). The game's
+    compiled solver does it where it offers one (:meth:`~sky_envs.core.state.Game.exact_solver`;
+    its ``solve_root`` where it has one: the position solved first, then its moves tested
+    against its value, a fraction of the work of solving every move; positions it does not
+    take, such as Sky Scrapers' set-up, are left unsolved rather than handed to the generic
+    solver, many times slower a node), :class:`Solver` otherwise (every move solved). Each
+    solver keeps its table between calls, so the positions of one game solve faster move after
+    move; there is one compiled solver per configuration (env and options), however many game
+    objects play it (each env makes its own), so neither memory nor the table's work grows with
+    the games.
 
     A call that runs out of budget spends all of it, and far from the end every call does.
     Where the compiled solver measures how far a position is from the end
     (``remaining(state)``; Sky Scrapers: its stacks), the solver learns its reach per
     configuration: once :data:`GIVE_UP_AFTER` calls at one distance have all run out, positions
-    that far from the end or farther are no longer tried (``move_values`` answers ``None`` at
+    that far from the end or farther are no longer tried (``best_moves`` answers ``None`` at
     once). ``attempts`` holds, per configuration, each distance's calls and solved calls."""
 
     def __init__(self, max_nodes: int):
@@ -459,10 +462,13 @@ class MoveSolver:
         self.compiled: dict = {}   # (env id, options as JSON) -> the compiled solver, or None
         self.attempts: dict = {}   # (env id, options as JSON) -> {distance from the end: [calls, solved]}
 
-    def move_values(self, state: GameState) -> np.ndarray | None:
-        """The exact value of each legal move of ``state`` for its seat to move (in
-        ``legal_actions()`` order), or ``None``: not solved within the budget, or a game the
-        solver does not take (hidden information, more than two seats)."""
+    def best_moves(self, state: GameState) -> tuple[float, np.ndarray] | None:
+        """``(value, keep)``: the exact value of ``state`` for its seat to move and which of its
+        legal moves (a boolean mask in ``legal_actions()`` order) are proven to keep it; every
+        move where all lose, at least one otherwise (a win: one winning move is enough where
+        the compiled solver finds it, every one where all moves are solved). ``None``: not
+        solved within the budget, or a game the solver does not take (hidden information, more
+        than two seats)."""
         if solver_refusal(state) is not None:
             return None
         game = state.game
@@ -470,21 +476,28 @@ class MoveSolver:
         if configuration not in self.compiled:
             self.compiled[configuration] = game.exact_solver(max_nodes=self.max_nodes)
         compiled = self.compiled[configuration]
-        if compiled is not None:   # positions it does not take (Sky Scrapers' set-up) are not solved
-            if compiled.refusal(state) is not None:
-                return None
-            distance = compiled.remaining(state) if hasattr(compiled, "remaining") else None
-            attempts = self.attempts.setdefault(configuration, {})
-            if distance is not None and distance >= self.reach(configuration):
-                return None
+        if compiled is None:
+            solution = self.generic.solve_moves(state)
+            return _keep_best(np.fromiter(solution.moves.values(), np.float64, len(solution.moves))) \
+                if solution.solved else None
+        if compiled.refusal(state) is not None:   # positions it does not take (Sky Scrapers' set-up)
+            return None
+        distance = compiled.remaining(state) if hasattr(compiled, "remaining") else None
+        if distance is not None and distance >= self.reach(configuration):
+            return None
+        if hasattr(compiled, "solve_root"):
+            solved = compiled.solve_root(state)
+            if solved is not None:
+                value, kept = solved
+                solved = value, np.isin(state.legal_actions(), kept)
+        else:
             values = compiled.solve_moves(state)
-            if distance is not None:
-                tally = attempts.setdefault(distance, [0, 0])
-                tally[0] += 1
-                tally[1] += values is not None
-            return None if values is None else np.fromiter(values.values(), np.float64, len(values))
-        solution = self.generic.solve_moves(state)
-        return np.fromiter(solution.moves.values(), np.float64, len(solution.moves)) if solution.solved else None
+            solved = None if values is None else _keep_best(np.fromiter(values.values(), np.float64, len(values)))
+        if distance is not None:
+            tally = self.attempts.setdefault(configuration, {}).setdefault(distance, [0, 0])
+            tally[0] += 1
+            tally[1] += solved is not None
+        return solved
 
     def reach(self, configuration: tuple[str, str]) -> float:
         """The smallest distance from the end (``remaining``) at which this solver's first
@@ -493,6 +506,12 @@ class MoveSolver:
         given_up = [distance for distance, (calls, solved) in self.attempts.get(configuration, {}).items()
                     if calls >= GIVE_UP_AFTER and not solved]
         return min(given_up, default=math.inf)
+
+
+def _keep_best(values: np.ndarray) -> tuple[float, np.ndarray]:
+    """Every move's exact value to :meth:`MoveSolver.best_moves`'s answer."""
+    best = float(values.max())
+    return best, values == best
 
 
 class SolverAgent(Agent):

@@ -318,9 +318,11 @@ class Game(ABC):
         offers ``refusal(state)`` (why it cannot take a position, or ``None``) and
         ``solve_moves(state)``: every legal move's exact value for the seat to move
         (``{action: value}`` in ``legal_actions()`` order), or ``None`` when ``max_nodes``
-        (each call's budget) ran out; and may offer ``remaining(state)``, an integer that the
-        solver's work grows with (how far the position is from the end), from which
-        ``MoveSolver`` learns which positions are beyond its budget."""
+        (each call's budget) ran out; and may offer ``solve_root(state)``: the position's
+        exact value and the legal moves proven to keep it (``(value, [action, ...])``, or
+        ``None``), which the search's exact endgame then asks instead, and
+        ``remaining(state)``, an integer that the solver's work grows with (how far the position
+        is from the end), from which ``MoveSolver`` learns which positions are beyond its budget."""
         return None
 
     def rules_summary(self) -> str:

@@ -236,26 +236,54 @@ def test_move_solver_gives_the_solvers_values_through_the_compiled_path_where_th
     for state in states:
         expected = Solver().solve_moves(state)
         assert expected.solved
-        values = solver.move_values(state)
-        assert values.tolist() == list(expected.moves.values())
+        values = np.array(list(expected.moves.values()))
+        value, keep = solver.best_moves(state)
+        assert value == values.max() and keep.any() and (values[keep] == value).all()
+        if env_id == "skybridge_v0":   # every move solved: every best move kept
+            assert np.array_equal(keep, values == value)
     assert len(solver.compiled) == 1   # one solver per configuration, whatever game objects its positions have
     starved = MoveSolver(max_nodes=10)
-    assert starved.move_values(sky_scrapers_position(SKY_SCRAPERS_SMALL[1], 16, seed=1)) is None
+    assert starved.best_moves(sky_scrapers_position(SKY_SCRAPERS_SMALL[1], 16, seed=1)) is None
+
+
+def test_the_compiled_solvers_root_solve_gives_the_value_and_moves_that_keep_it():
+    """``solve_root`` against every move solved by the generic solver: one winning move where
+    the position is won, every drawing move where it is drawn, every move where it is lost."""
+    options = dict(board="random", rows=6, cols=6, positioning="random")
+    compiled = CompiledSolver(sky_envs.make_game("sky_scrapers_v0", **options))
+    seen = set()
+    for seed in [*range(0, 40, 2), 147, 303, 333]:   # the last three: drawn, with losing moves beside
+        state = sky_scrapers_position(options, 10, seed)
+        if state is None:
+            continue
+        state = compiled.game.state_from_text(state.to_text())
+        moves = Solver().solve_moves(state).moves
+        values = np.array(list(moves.values()))
+        value, kept = compiled.solve_root(state)
+        assert value == values.max() and all(moves[action] == value for action in kept)
+        kind = {1.0: "win", 0.0: "draw", -1.0: "loss"}[value]
+        expected = {"win": 1, "draw": int((values == 0).sum()), "loss": values.size}[kind]
+        assert len(kept) == expected and kept == sorted(kept)
+        seen.add(kind)
+    assert seen == {"win", "draw", "loss"}
+    compiled.max_nodes = 10
+    assert compiled.solve_root(compiled.game.state_from_text(
+        sky_scrapers_position(options, 18, seed=0).to_text())) is None
 
 
 def test_move_solver_stops_trying_positions_beyond_the_reach_its_budget_showed():
     solver = MoveSolver(max_nodes=2000)
     far = [sky_scrapers_position({}, 30, seed) for seed in range(GIVE_UP_AFTER + 1)]
     for state in far[:GIVE_UP_AFTER]:
-        assert solver.move_values(state) is None   # each call spends its budget and runs out
+        assert solver.best_moves(state) is None   # each call spends its budget and runs out
     (configuration, compiled), = solver.compiled.items()
     assert solver.attempts[configuration] == {30: [GIVE_UP_AFTER, 0]} and solver.reach(configuration) == 30
     compiled.nodes = -1
     farther = sky_scrapers_position({}, 33, seed=9)
     for state in (far[-1], farther):   # as far from the end or farther: answered at once, not tried
-        assert solver.move_values(state) is None and compiled.nodes == -1
+        assert solver.best_moves(state) is None and compiled.nodes == -1
     near = sky_scrapers_position({}, 7, seed=3)   # nearer the end: still solved
-    assert solver.move_values(near).tolist() == list(Solver().solve_moves(near).moves.values())
+    assert solver.best_moves(near)[0] == max(Solver().solve_moves(near).moves.values())
     assert solver.attempts[configuration][7] == [1, 1] and solver.reach(configuration) == 30
 
 
@@ -265,11 +293,11 @@ def test_move_solver_answers_none_where_no_exact_value_exists():
     solver = MoveSolver(max_nodes=1000)
     for game in (four, hidden):
         assert game.exact_solver() is None
-        assert solver.move_values(game.new_initial_state(np.random.default_rng(0))) is None
+        assert solver.best_moves(game.new_initial_state(np.random.default_rng(0))) is None
     # a set-up position the compiled solver does not take is not handed to the generic one
     strategic = sky_envs.make_game("sky_scrapers_v0", positioning="strategic")
     setup = strategic.new_initial_state(np.random.default_rng(0))
-    assert setup.phase == "place" and MoveSolver(max_nodes=10**9).move_values(setup) is None
+    assert setup.phase == "place" and MoveSolver(max_nodes=10**9).best_moves(setup) is None
     for bad in (0, -5, 1.5, True):
         with pytest.raises(ValueError, match="max_nodes must be a positive integer"):
             MoveSolver(bad)

@@ -89,12 +89,16 @@ def test_search_speed_reports_each_agent_after_its_untimed_warmup(tmp_path, caps
     assert "pretrained@4:" in capsys.readouterr().out
 
 
-def test_exact_budget_reports_every_distance_a_game_passes_through(tmp_path, capsys):
+@pytest.mark.parametrize("ask", ["root", "moves"])
+def test_exact_budget_reports_every_distance_a_game_passes_through(tmp_path, capsys, ask):
     from benchmarks import exact_budget
 
     out = tmp_path / "budget.json"
-    assert exact_budget.main(["--nodes", "3000", "--games", "1", "--opponent", "random", "--json", str(out)]) == 0
-    rows = json.loads(out.read_text())["rows"]
+    assert exact_budget.main(["--nodes", "3000", "--games", "1", "--opponent", "random", "--ask", ask,
+                              "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["ask"] == ask
+    rows = report["rows"]
     distances = sorted(map(int, rows), reverse=True)
     assert distances == list(range(distances[0], distances[-1] - 1, -1))   # every move joins two stacks
     farthest, nearest = rows[str(distances[0])], rows[str(distances[-1])]

@@ -1,5 +1,7 @@
 """Sky Scrapers' move phase solved exactly by compiled alpha-beta: the fast path of the exact
-solver for two seats, used to label benchmark positions (``benchmarks/solved_positions.py``).
+solver for two seats, which labels benchmark positions (``benchmarks/solved_positions.py``:
+every move's value, :meth:`CompiledSolver.solve_moves`) and plays the search's exact endgame
+(the position's value and the moves that keep it, :meth:`CompiledSolver.solve_root`).
 
 The game-agnostic :class:`~sky_envs.agents.solver.Solver` plays each move on a cloned state,
 tens of microseconds a node; positions with 18 to 20 stacks left take millions of nodes. This
@@ -21,8 +23,7 @@ module searches the same game tree on a few arrays with numba, a microsecond or 
   the table already holds (exactly, or enough for a cut) is not searched again.
 
 The tests hold it to the generic solver on random positions. ``max_turns`` is not
-modelled: :meth:`CompiledSolver.solve_moves` refuses a position where it could still
-cut the game.
+modelled: both methods refuse a position where it could still cut the game.
 """
 
 from __future__ import annotations
@@ -355,37 +356,97 @@ class CompiledSolver:
     def solve_moves(self, state) -> dict[int, float] | None:
         """The exact value of every legal move of ``state`` (a move-phase position) for its
         seat to move, in ``legal_actions()`` order; ``None`` when the budget ran out."""
-        refusal = self.refusal(state)
-        if refusal is not None:
-            raise ValueError(refusal)
-        game = self.game
-        reach = state.board.reach
-        if state.board is not self._board:
-            self._board, self._board_keys = state.board, _board_keys(reach)
-        board1, board2 = self._board_keys
-        seat = state.current_player
-        colours = state.seat_colours.astype(np.int8)
-        max_row = reach.shape[0] - 1
-        stats = np.array([0, self.max_nodes or np.iinfo(np.int64).max, 0], np.int64)
-        counts, tallest, tiles = np.zeros(2), np.zeros(2), np.zeros(2)
+        self._check(state)
+        seat, stats = state.current_player, self._budget()
         out: dict[int, float] = {}
         for action in state.legal_actions().tolist():
-            child = state.clone()
-            child.apply_unchecked(action)
-            if child.current_player < 0:
-                out[action] = float(child.returns()[seat]) if child.is_terminal() else 0.0
-                continue
-            mover = child.current_player
-            ch, ct = child.heights.copy(), child.tops.copy()
-            h1 = np.uint64(_position_hash(ch, ct, colours[mover], self.z1, self.side1)) ^ board1
-            h2 = np.uint64(_position_hash(ch, ct, colours[mover], self.z2, self.side2)) ^ board2
-            value = _search(ch, ct, colours, mover, -1, 1, reach, max_row, game.skyscraper_height, self.z1, self.z2,
-                            self.side1, self.side2, h1, h2, self.keys1, self.keys2, self.lowers, self.uppers,
-                            self.best_moves, self.work, self.killers, 0, stats, self.moves_buffer, self.score_buffer,
-                            self.final_buffer, counts, tallest, tiles)
+            value = self._move_value(state, action, -1, 1, stats)
             if stats[2]:
                 self.nodes = int(stats[0])
                 return None
-            out[action] = float(value if mover == seat else -value) + 0.0
+            out[action] = value
         self.nodes = int(stats[0])
         return out
+
+    def solve_root(self, state) -> tuple[float, list[int]] | None:
+        """The exact value of ``state`` (a move-phase position) for its seat to move and legal
+        moves proven to keep it, or ``None`` when the budget ran out before both were known:
+        what a player needs, for a fraction of :meth:`solve_moves`'s work. The position is
+        solved first (alpha-beta stops at the first winning move, where :meth:`solve_moves`
+        solves every move), then the moves are tested against its value with null windows,
+        the table's best move first: a win gives the first winning move, a draw every move
+        proven to draw within the budget (at least one), a loss every legal move."""
+        self._check(state)
+        stats = self._budget()
+        seat, colours, reach = state.current_player, state.seat_colours.astype(np.int8), state.board.reach
+        value = self._value(state.heights.copy(), state.tops.copy(), colours, seat, -1, 1, reach, stats)
+        if stats[2]:
+            self.nodes = int(stats[0])
+            return None
+        actions = state.legal_actions().tolist()
+        if value == -1:
+            self.nodes = int(stats[0])
+            return -1.0, actions
+        table_move = self._table_move(state, colours[seat])
+        if table_move in actions:
+            actions.remove(table_move)
+            actions.insert(0, table_move)
+        kept = []
+        for action in actions:
+            # a null window around the root's value: does this move keep it?
+            reaches = self._move_value(state, action, value - 1, value, stats) >= value
+            if stats[2]:
+                break
+            if reaches:
+                kept.append(action)
+                if value == 1:
+                    break
+        self.nodes = int(stats[0])
+        return (float(value), sorted(kept)) if kept else None
+
+    # ------------------------------------------------------------------ one search
+    def _check(self, state) -> None:
+        refusal = self.refusal(state)
+        if refusal is not None:
+            raise ValueError(refusal)
+        if state.board is not self._board:
+            self._board, self._board_keys = state.board, _board_keys(state.board.reach)
+
+    def _budget(self) -> np.ndarray:
+        """The ``stats`` of one call: [nodes, node limit, aborted]."""
+        return np.array([0, self.max_nodes or np.iinfo(np.int64).max, 0], np.int64)
+
+    def _hashes(self, heights, tops, colour) -> tuple[np.uint64, np.uint64]:
+        board1, board2 = self._board_keys
+        return (np.uint64(_position_hash(heights, tops, colour, self.z1, self.side1)) ^ board1,
+                np.uint64(_position_hash(heights, tops, colour, self.z2, self.side2)) ^ board2)
+
+    def _value(self, heights, tops, colours, seat, alpha, beta, reach, stats) -> int:
+        """The fail-soft negamax value of the position (``heights``, ``tops``; ``seat`` to
+        move, with a legal move) inside (``alpha``, ``beta``); 0 if ``stats`` ran out."""
+        h1, h2 = self._hashes(heights, tops, colours[seat])
+        counts, tallest, tiles = np.zeros(2), np.zeros(2), np.zeros(2)
+        return int(_search(heights, tops, colours, seat, alpha, beta, reach, reach.shape[0] - 1,
+                           self.game.skyscraper_height, self.z1, self.z2, self.side1, self.side2, h1, h2, self.keys1,
+                           self.keys2, self.lowers, self.uppers, self.best_moves, self.work, self.killers, 0, stats,
+                           self.moves_buffer, self.score_buffer, self.final_buffer, counts, tallest, tiles))
+
+    def _move_value(self, state, action: int, alpha: int, beta: int, stats) -> float:
+        """The fail-soft value of ``action`` in ``state`` for its seat to move, inside
+        (``alpha``, ``beta``)."""
+        seat = state.current_player
+        child = state.clone()
+        child.apply_unchecked(action)
+        if child.current_player < 0:
+            return float(child.returns()[seat]) if child.is_terminal() else 0.0
+        mover = child.current_player
+        colours = state.seat_colours.astype(np.int8)
+        heights, tops = child.heights.copy(), child.tops.copy()
+        if mover == seat:   # the other seat has no move: the same seat again
+            return float(self._value(heights, tops, colours, mover, alpha, beta, child.board.reach, stats)) + 0.0
+        return float(-self._value(heights, tops, colours, mover, -beta, -alpha, child.board.reach, stats)) + 0.0
+
+    def _table_move(self, state, colour) -> int:
+        """The table's best move of ``state`` (``cell * 8 + direction``, the action), or -1."""
+        found = _probe(self.keys1, self.keys2, *self._hashes(state.heights, state.tops, colour))
+        return int(self.best_moves[found]) if found >= 0 else -1

@@ -11,9 +11,9 @@ move and game to game, as the search's exact endgame keeps it
 (:class:`~sky_envs.agents.solver.MoveSolver`, without its learned reach: every position is
 tried). ``--ask root`` (the default) asks what the exact endgame asks, the position's value and
 the moves that keep it (``solve_root``); ``--ask moves`` every move's value (``solve_moves``,
-what benchmark sets are labelled with). It prints, per distance from the end (the solver's ``remaining``: Sky Scrapers' stacks
-left), the positions met, how many were solved and the CPU seconds spent: how far a budget
-reaches, and what the solves that run out of it cost.
+what benchmark sets are labelled with). It prints, per distance from the end (the solver's
+``remaining``: Sky Scrapers' stacks left), the positions met, how many were solved and the CPU
+seconds spent: how far a budget reaches, and what the solves that run out of it cost.
 """
 
 from __future__ import annotations
@@ -89,7 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         with open(args.json, "w") as handle:
             json.dump({"env_id": args.env, "nodes": args.nodes, "ask": args.ask, "games": args.games,
-                       "seed": args.seed, "opponent": args.opponent, "rows": {str(k): v for k, v in rows.items()}}, handle, indent=2)
+                       "seed": args.seed, "opponent": args.opponent,
+                       "rows": {str(k): v for k, v in rows.items()}}, handle, indent=2)
     return 0
 
 

@@ -368,8 +368,8 @@ def test_tiny_runs_give_their_recorded_samples_scores_losses_and_weights(case):
 @pytest.mark.parametrize("with_expert", [False, True])
 def test_exact_nodes_teaches_only_the_moves_that_keep_the_proven_result(tmp_path, monkeypatch, with_expert):
     """``alphazero.exact_nodes``: every root of the learner's search (or of a checkpoint
-    expert's) that the solver solves is searched over its moves of the best value only, so
-    the moves that throw the proven result away get no share of the target."""
+    expert's) that the solver solves is searched over moves that keep its value only, so the
+    moves that throw the proven result away get no share of the target."""
     from sky_envs.agents.checkpoint import policy_metadata, save_checkpoint
     from sky_envs.agents.solver import MoveSolver
 
@@ -380,7 +380,7 @@ def test_exact_nodes_teaches_only_the_moves_that_keep_the_proven_result(tmp_path
                                policy_metadata(teacher.game, TINY["env.options"], TINY["policy"]))
         changes.update({"alphazero.expert": f"{path}@5"})
     run = ExpertIterationRun(tiny_config(**changes), tmp_path / "run", progress=False, log=quiet)
-    searched, run_search = [], PUCTSearch.run
+    searched, solved, run_search, best_moves = [], {}, PUCTSearch.run, MoveSolver.best_moves
 
     def recording(search, states):
         assert search.exact is not None and search.root_noise != with_expert
@@ -388,15 +388,25 @@ def test_exact_nodes_teaches_only_the_moves_that_keep_the_proven_result(tmp_path
         searched.extend((state.clone(), result) for state, result in zip(states, results))
         return results
 
+    def recording_solver(solver, state):
+        answer = best_moves(solver, state)
+        solved[state.to_text()] = answer
+        return answer
+
     monkeypatch.setattr(PUCTSearch, "run", recording)
+    monkeypatch.setattr(MoveSolver, "best_moves", recording_solver)
     run.play_games()
     narrowed = 0
     for state, result in searched:
         assert np.array_equal(result.actions, state.legal_actions())
-        values = MoveSolver(changes["alphazero.exact_nodes"]).move_values(state)   # a fresh table
-        if values is not None and values.min() < values.max():
-            assert result.visits[values < values.max()].sum() == 0
-            narrowed += 1
+        answer = solved[state.to_text()]
+        if answer is None or answer[1].all():
+            continue
+        value, keep = answer
+        assert result.visits[~keep].sum() == 0 and result.visits.sum() > 0
+        values = np.array(list(state.game.exact_solver().solve_moves(state).values()))   # every move, no budget
+        assert value == values.max() and (values[keep] == value).all()
+        narrowed += 1
     assert narrowed >= 5
 
 

@@ -49,11 +49,11 @@ def spend(env_id: str, nodes: int, games: int, seed: int, opponent: str, ask: st
         while state.current_player >= 0:
             if solver.refusal(state) is None:
                 clock = time.process_time()
-                values = solve(state)
+                solved = solve(state)
                 row = rows[solver.remaining(state)]
                 row["cpu_s"] += time.process_time() - clock
                 row["positions"] += 1
-                row["solved"] += values is not None
+                row["solved"] += solved is not None
             agent = network if (state.current_player + g) % 2 == 0 else other
             observation = {"observation": state.observation(state.current_player), "action_mask": state.legal_mask()}
             state.apply(agent.act(observation, state.clone()))

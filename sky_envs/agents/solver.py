@@ -478,8 +478,7 @@ class MoveSolver:
         compiled = self.compiled[configuration]
         if compiled is None:
             solution = self.generic.solve_moves(state)
-            return _keep_best(np.fromiter(solution.moves.values(), np.float64, len(solution.moves))) \
-                if solution.solved else None
+            return _best_of(solution.moves) if solution.solved else None
         if compiled.refusal(state) is not None:   # positions it does not take (Sky Scrapers' set-up)
             return None
         distance = compiled.remaining(state) if hasattr(compiled, "remaining") else None
@@ -492,7 +491,7 @@ class MoveSolver:
                 solved = value, np.isin(state.legal_actions(), kept)
         else:
             values = compiled.solve_moves(state)
-            solved = None if values is None else _keep_best(np.fromiter(values.values(), np.float64, len(values)))
+            solved = None if values is None else _best_of(values)
         if distance is not None:
             tally = self.attempts.setdefault(configuration, {}).setdefault(distance, [0, 0])
             tally[0] += 1
@@ -508,8 +507,10 @@ class MoveSolver:
         return min(given_up, default=math.inf)
 
 
-def _keep_best(values: np.ndarray) -> tuple[float, np.ndarray]:
-    """Every move's exact value to :meth:`MoveSolver.best_moves`'s answer."""
+def _best_of(moves: dict[int, float]) -> tuple[float, np.ndarray]:
+    """Every move's exact value (``{action: value}`` in ``legal_actions()`` order) to
+    :meth:`MoveSolver.best_moves`'s answer."""
+    values = np.fromiter(moves.values(), np.float64, len(moves))
     best = float(values.max())
     return best, values == best
 

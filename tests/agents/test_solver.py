@@ -283,7 +283,9 @@ def test_move_solver_stops_trying_positions_beyond_the_reach_its_budget_showed()
     for state in (far[-1], farther):   # as far from the end or farther: answered at once, not tried
         assert solver.best_moves(state) is None and compiled.nodes == -1
     near = sky_scrapers_position({}, 7, seed=3)   # nearer the end: still solved
-    assert solver.best_moves(near)[0] == max(Solver().solve_moves(near).moves.values())
+    values = np.array(list(Solver().solve_moves(near).moves.values()))
+    value, keep = solver.best_moves(near)
+    assert value == values.max() and keep.any() and (values[keep] == value).all()
     assert solver.attempts[configuration][7] == [1, 1] and solver.reach(configuration) == 30
 
 

@@ -356,7 +356,7 @@ class CompiledSolver:
     def solve_moves(self, state) -> dict[int, float] | None:
         """The exact value of every legal move of ``state`` (a move-phase position) for its
         seat to move, in ``legal_actions()`` order; ``None`` when the budget ran out."""
-        self._check(state)
+        self._prepare(state)
         seat, stats = state.current_player, self._budget()
         out: dict[int, float] = {}
         for action in state.legal_actions().tolist():
@@ -376,7 +376,7 @@ class CompiledSolver:
         solves every move), then the moves are tested against its value with null windows,
         the table's best move first: a win gives the first winning move, a draw every move
         proven to draw within the budget (at least one), a loss every legal move."""
-        self._check(state)
+        self._prepare(state)
         stats = self._budget()
         seat, colours, reach = state.current_player, state.seat_colours.astype(np.int8), state.board.reach
         value = self._value(state.heights.copy(), state.tops.copy(), colours, seat, -1, 1, reach, stats)
@@ -405,7 +405,8 @@ class CompiledSolver:
         return (float(value), sorted(kept)) if kept else None
 
     # ------------------------------------------------------------------ one search
-    def _check(self, state) -> None:
+    def _prepare(self, state) -> None:
+        """Refuse a position the solver does not take (``ValueError``); key ``state``'s board."""
         refusal = self.refusal(state)
         if refusal is not None:
             raise ValueError(refusal)
@@ -443,8 +444,8 @@ class CompiledSolver:
         colours = state.seat_colours.astype(np.int8)
         heights, tops = child.heights.copy(), child.tops.copy()
         if mover == seat:   # the other seat has no move: the same seat again
-            return float(self._value(heights, tops, colours, mover, alpha, beta, child.board.reach, stats)) + 0.0
-        return float(-self._value(heights, tops, colours, mover, -beta, -alpha, child.board.reach, stats)) + 0.0
+            return float(self._value(heights, tops, colours, mover, alpha, beta, child.board.reach, stats))
+        return float(-self._value(heights, tops, colours, mover, -beta, -alpha, child.board.reach, stats))
 
     def _table_move(self, state, colour) -> int:
         """The table's best move of ``state`` (``cell * 8 + direction``, the action), or -1."""

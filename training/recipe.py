@@ -16,8 +16,8 @@ recipe file's path). Everything happens in one run folder (``--run-dir``, defaul
     01_<stage>/            stage 1's training.train run: config.yaml (the stage's config with its
                            budget and inputs filled in), checkpoints, final.pt, shipped.pt (with ship:)
     02_<stage>/ ...
-    board_free/            start.pt, made from shipped/policy.pt (or board_free.specialist's stage's
-                           shipped.pt) by training.board_free (a recipe with board_free: only)
+    board_free/            start.pt, made from shipped/policy.pt by training.board_free (a recipe
+                           with board_free: only)
     shipped/               policy.pt (and board_free's file) and the reports: the same files as
                            checkpoints/<env_id>/
 
@@ -167,9 +167,8 @@ def plan(recipe: Recipe, run_dir: Path, scale: float = 1.0, workers: int = 1, pr
     if recipe.board_free:
         free, start = recipe.board_free, run_dir / BOARD_FREE / "start.pt"
         files.append(free.file)
-        specialist = stage_output(run_dir, recipe, free.specialist) if free.specialist else out / SHIPPED_NAME
         steps.append(Step(BOARD_FREE, f"{PACKAGE}.board_free",
-                          ["--specialist", str(specialist), "--config", str(free.config_path), "--out", str(start),
+                          ["--specialist", str(out / SHIPPED_NAME), "--config", str(free.config_path), "--out", str(start),
                            "--value-games", str(scaled(free.value_games, scale, least=0)),
                            "--value-steps", str(scaled(free.value_steps, scale))]))
         steps.append(Step(f"ship {BOARD_FREE}", f"{PACKAGE}.ship", [str(start), str(out / free.file), *positions,

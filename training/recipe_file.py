@@ -20,7 +20,6 @@ stage's network is shipped and which reports are played on it::
       value_games: 3000                               #   --value-games and --value-steps
       value_steps: 6000
       ship: {c_puct: 2.0}                             #   training.ship's settings for it
-      specialist: symmetries                          #   optional: made from this stage's shipped copy instead
     reports:                                          # training.evaluate runs on the shipped files
       - {stem: report, agents: [policy.pt, random], pairings: ["policy:random"], games: 200, seed: 0}
       - {stem: report_5x5, config: sky_scrapers_5x5.yaml, agents: [universal.pt@200, mcts@400], games: 200}
@@ -32,8 +31,7 @@ settings as the recipe's ``ship``) that file shipped with those settings: the se
 settings a later stage's ``expert`` plays with, or float16 weights a later stage starts
 from. In ``reports``, ``policy.pt`` is the shipped file (``policy.pt@N``: its search) and
 ``board_free.file`` the second one, which :mod:`training.board_free` makes from the shipped
-file (a network whose weights fit every board; with ``specialist: STAGE``, from that earlier
-stage's shipped copy instead) and ``training.ship`` ships; a report plays
+file (a network whose weights fit every board) and ``training.ship`` ships; a report plays
 the last stage's config unless it names its own ``config`` (under configs/, or absolute).
 Every key is checked when the file is read (:func:`load_recipe`); a config's own
 ``train.init_from`` and checkpoint ``alphazero.expert`` are always replaced by the recipe's.
@@ -59,7 +57,7 @@ SHIP_OPTIONS = {"weights_dtype": "--weights-dtype", "c_puct": "--c-puct", "rollo
                 "exact_nodes": "--exact-nodes", "average_symmetries": "--average-symmetries"}
 STAGE_KEYS = {"name", "config", "budget", "init_from", "expert", "ship", "wall_clock_s"}
 REPORT_KEYS = {"stem", "agents", "pairings", "games", "seed", "config"}
-BOARD_FREE_KEYS = {"file", "config", "value_games", "value_steps", "ship", "specialist"}
+BOARD_FREE_KEYS = {"file", "config", "value_games", "value_steps", "ship"}
 BOARD_FREE_LEAST = {"value_games": 0, "value_steps": 1}   # the least value of board_free's counts
 SHIPPED_NAME = "policy.pt"
 
@@ -102,7 +100,6 @@ class BoardFree:
     value_games: int = 3000
     value_steps: int = 6000
     ship: dict = field(default_factory=dict)  # training.ship settings of it
-    specialist: str | None = None  # the stage (with ship:) it is made from; None: the shipped file
 
     @property
     def config_path(self) -> Path:
@@ -171,8 +168,7 @@ def recipe_from_dict(data, source: str = "") -> Recipe:
     stages: list[Stage] = []
     for number, entry in enumerate(data["stages"], 1):
         stages.append(_stage(entry, stages, env_id, f"{where}: stage {number}"))
-    board_free = (_board_free(data["board_free"], stages, env_id, f"{where}: board_free") if data.get("board_free")
-                  else None)
+    board_free = _board_free(data["board_free"], env_id, f"{where}: board_free") if data.get("board_free") else None
     files = [SHIPPED_NAME] + ([board_free.file] if board_free else [])
     reports = [_report(entry, files, env_id, f"{where}: report {number}")
                for number, entry in enumerate(data.get("reports") or [], 1)]
@@ -237,18 +233,13 @@ def _ship(settings, where: str) -> dict:
     return dict(settings)
 
 
-def _board_free(entry, stages: list[Stage], env_id: str, where: str) -> BoardFree:
+def _board_free(entry, env_id: str, where: str) -> BoardFree:
     if not isinstance(entry, dict) or set(entry) - BOARD_FREE_KEYS or not {"file", "config"} <= set(entry):
-        raise ValueError(f"{where}: expected a mapping with file, config and optionally value_games, value_steps, "
-                         f"ship and specialist, got {entry!r}")
+        raise ValueError(f"{where}: expected a mapping with file, config and optionally value_games, value_steps "
+                         f"and ship, got {entry!r}")
     counts = {key: entry[key] for key in BOARD_FREE_LEAST if key in entry}   # else BoardFree's defaults
-    specialist = entry.get("specialist")
-    shipped_stages = [stage.name for stage in stages if stage.ship]
-    if specialist is not None and specialist not in shipped_stages:
-        raise ValueError(f"{where}: specialist must name a stage of the recipe with ship: settings "
-                         f"{shipped_stages}, got {specialist!r}")
     board_free = BoardFree(str(entry["file"]), str(entry["config"]), ship=_ship(entry.get("ship") or {}, where),
-                           specialist=specialist, **counts)
+                           **counts)
     if not board_free.file.endswith(".pt") or "/" in board_free.file or board_free.file == SHIPPED_NAME:
         raise ValueError(f"{where}: file must be a .pt file name other than {SHIPPED_NAME}, got {board_free.file!r}")
     for key, least in BOARD_FREE_LEAST.items():
@@ -317,8 +308,7 @@ def recipe_markdown(recipe: Recipe, config_root: str = "configs") -> str:
     lines += ["", f"Shipped with `training.ship` settings {format_settings(recipe.ship) or 'none (the defaults)'}."]
     if recipe.board_free:
         free = recipe.board_free
-        origin = f"stage {free.specialist}'s shipped network" if free.specialist else "the shipped network"
-        lines.append(f"Then `training.board_free` makes `{free.file}` from {origin} (`{shown(free.config)}`, "
+        lines.append(f"Then `training.board_free` makes `{free.file}` from the shipped network (`{shown(free.config)}`, "
                      f"the value head fitted on {free.value_games:,} of its games, {free.value_steps:,} steps), "
                      f"shipped with settings {format_settings(free.ship) or 'none (the defaults)'}.")
     lines += ["The reports (`training.evaluate`, seats rotating):", ""]

@@ -161,29 +161,11 @@ def test_train_hands_recipe_to_the_recipe_command(tmp_path, capsys):
     ({"board_free": {"file": "u.pt", "config": "skybridge.yaml", "value_games": -1}}, "value_games"),
     ({"board_free": {"file": "u.pt", "config": "scala.yaml"}}, "not skybridge_v0"),
     ({"board_free": {"config": "skybridge.yaml"}}, "expected a mapping with file, config"),
-    ({"board_free": {"file": "u.pt", "config": "skybridge.yaml", "specialist": "a"}}, "stage of the recipe with ship"),
-    ({"board_free": {"file": "u.pt", "config": "skybridge.yaml", "specialist": "b"}}, "stage of the recipe with ship"),
 ])
 def test_bad_recipes_are_refused_with_what_is_wrong(change, message):
     data = {"env": "skybridge_v0", "stages": [{"name": "a", "config": "skybridge.yaml", "budget": 10}], **change}
     with pytest.raises(ValueError, match=message):
         recipe_from_dict(data)
-
-
-def test_board_free_is_made_from_the_stage_it_names_or_else_from_the_shipped_file(tmp_path):
-    """``board_free.specialist: STAGE``: training.board_free starts from that stage's shipped
-    copy instead of the shipped policy.pt (a second network made from an earlier stage)."""
-    free = {"file": "u.pt", "config": "skybridge.yaml"}
-    stages = [{"name": "a", "config": "skybridge.yaml", "budget": 10, "ship": {"c_puct": 0.5}},
-              {"name": "b", "config": "skybridge.yaml", "budget": 10, "init_from": "a"}]
-
-    def specialist(board_free: dict) -> str:
-        recipe = recipe_from_dict({"env": "skybridge_v0", "stages": stages, "board_free": board_free})
-        step = next(step for step in recipe_module.plan(recipe, tmp_path) if step.key == "board_free")
-        return step.argv[step.argv.index("--specialist") + 1]
-
-    assert specialist(free) == str(tmp_path / "shipped" / "policy.pt")
-    assert specialist({**free, "specialist": "a"}) == str(tmp_path / "01_a" / "shipped.pt")
 
 
 # ------------------------------------------------------------- a tiny recipe, run

@@ -50,7 +50,8 @@ legal action (the pruned ones with no visits), so training targets say that they
 
 Values are kept per seat, so a node's chooser is whoever decides there: this serves 2 to 4
 seats and turns made of several decisions. The network's value is for the seat to decide
-at the leaf; with more than two seats the others are assumed to lose what it wins (the
+at the leaf; its teammates (``game.teams``: Golden Rush's teams mode) get the same value,
+and every other seat is assumed to lose what it wins (with more than two sides, the
 paranoid reduction). Games with hidden information (Sky Towers) are searched like the MCTS
 baseline: every simulation starts from a world resampled from the deciding seat's view
 (``state.sample_consistent``), so no hidden card is ever read; a node's actions are those
@@ -137,6 +138,13 @@ def recorded_settings(recorded: dict, root: str | None = None) -> dict:
     if (root or settings.get("root", "puct")) == "gumbel":
         settings.update(recorded.get("gumbel", {}))
     return settings
+
+
+def seat_values(value: float, player: int, teams: np.ndarray) -> np.ndarray:
+    """Every seat's value of a position the network values ``value`` for ``player``: the
+    same for the seats of its team (``teams``: each seat's team, ``game.teams``), the
+    opposite for every other seat."""
+    return np.where(teams == teams[player], value, -value)
 
 
 class SearchResult(tuple):
@@ -384,6 +392,7 @@ class PUCTSearch:
         evaluation counts as visited and lost, so the next descent of the round looks elsewhere.
         """
         pending = []  # (path, world, parent, index, virtual loss) of leaves the network must evaluate
+        teams = np.asarray(states[0].game.teams)
         for state, root, count in zip(states, roots, leaves):
             for _ in range(count):
                 self._descend(state, root, hidden, pending, virtual_loss=count > 1)
@@ -405,8 +414,7 @@ class PUCTSearch:
             worlds = [pending[k][1] for k in mixed]
             results = dict(zip(mixed, playouts(worlds, self.rollout_policy, self.rng)))
         for k, ((path, world, _, _, virtual_loss), leaf) in enumerate(zip(pending, leaves_found)):
-            value = np.full(world.num_players, -leaf.value)
-            value[leaf.player] = leaf.value
+            value = seat_values(leaf.value, leaf.player, teams)
             if k in results:
                 value = (1.0 - self.rollout_weight) * value + self.rollout_weight * results[k]
             self._backup(path, value, virtual_loss=virtual_loss)

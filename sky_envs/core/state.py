@@ -281,6 +281,13 @@ class Game(ABC):
     #: the rules summary the play front ends show: this file beside the game's module
     rules_summary_file: str = "rules_summary.md"
 
+    @property
+    def teams(self) -> tuple[int, ...]:
+        """Each seat's team: the seats of one team share every result (their ``returns`` are
+        equal), so a search that values a position for one seat gives its teammates the same
+        value and the other teams its opposite. By default every seat plays for itself."""
+        return tuple(range(self.num_players))
+
     def batched_games(self, num_envs: int, keep_final_observation: bool = True):
         """A compiled engine of ``num_envs`` games of this configuration over arrays of games
         (a :class:`sky_envs.core.batched.BatchedGames`), or ``None`` (the default): then

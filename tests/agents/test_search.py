@@ -9,7 +9,7 @@ from sky_envs.agents import SearchAgent, make_agent, save_checkpoint
 from sky_envs.agents.checkpoint import policy_metadata
 from sky_envs.agents.network import build_policy
 from sky_envs.agents.policy import NetworkEvaluator
-from sky_envs.agents.search import PUCTSearch
+from sky_envs.agents.search import PUCTSearch, seat_values
 from tests.agents.brute_force import brute_force, exact_value
 
 OPTIONS = {"board": "square", "rows": 4, "cols": 4, "positioning": "random"}
@@ -286,3 +286,18 @@ def test_an_exact_nodes_setting_that_is_not_a_count_is_refused(value):
     _, evaluator = evaluator_for("skybridge_v0")
     with pytest.raises(ValueError, match="exact_nodes must be an integer >= 0"):
         PUCTSearch(evaluator, 10, exact_nodes=value)
+
+
+def test_a_leaf_value_is_shared_by_the_team_and_opposed_by_the_other_seats():
+    every_seat_alone = np.arange(4)
+    assert np.array_equal(seat_values(0.5, 2, every_seat_alone), [-0.5, -0.5, 0.5, -0.5])
+    assert np.array_equal(seat_values(0.5, 1, np.arange(2)), [-0.5, 0.5])
+    teams = np.asarray(sky_envs.make_game("golden_rush_v0", mode="teams").teams)
+    assert np.array_equal(seat_values(0.5, 2, teams), [0.5, -0.5, 0.5, -0.5])
+    assert np.array_equal(seat_values(-0.25, 3, teams), [0.25, -0.25, 0.25, -0.25])
+
+
+def test_teams_mode_is_searched():
+    game, evaluator = evaluator_for("golden_rush_v0", {"mode": "teams"})
+    for actions, visits, value in PUCTSearch(evaluator, 24).run(random_positions(game, 2, 9, seed=5)):
+        assert visits.sum() == 24 and -1 <= value <= 1

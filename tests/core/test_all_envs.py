@@ -153,3 +153,21 @@ def test_random_playouts_play_only_legal_moves_to_the_end(env_id):
     cut = start.clone()
     assert not cut.random_playout(np.random.default_rng(0), max_plies=3).any() and cut.current_player >= 0
     assert start.current_player >= 0  # playouts change only the state they run on
+
+
+@pytest.mark.parametrize("env_id, options", [(env_id, {}) for env_id in BUILTIN] + [
+    ("golden_rush_v0", {"mode": "teams"}), ("golden_rush_v0", {"mode": "teams", "reward": "score"})])
+def test_the_seats_of_one_team_share_every_result(env_id, options):
+    """``game.teams`` names each seat's team (a search gives teammates one value): one entry
+    per seat, and the seats of a team end every game with the same return."""
+    game = sky_envs.make_game(env_id, **options)
+    teams = np.asarray(game.teams)
+    assert teams.shape == (game.num_players,)
+    rng = np.random.default_rng(0)
+    for seed in range(6):
+        state = game.new_initial_state(np.random.default_rng(seed))
+        while state.current_player >= 0:
+            state.apply(int(rng.choice(state.legal_actions())))
+        returns = state.returns()
+        for team in set(teams.tolist()):
+            assert np.ptp(returns[teams == team]) == 0

@@ -22,7 +22,7 @@ from sky_envs.games.highrise_heist.observation import HEIST_CHANNELS, RUSH_CHANN
 from sky_envs.games.highrise_heist.render import render_rgb
 from sky_envs.games.highrise_heist.rules import HEIGHT, PLACE, TRANSFER
 from sky_envs.games.highrise_heist.rush import NUM_STANDS as RUSH_STANDS
-from sky_envs.games.highrise_heist.rush import RushState
+from sky_envs.games.highrise_heist.rush import TEAMS, RushState
 from sky_envs.games.highrise_heist.tables import heist_tables, rush_tables
 from sky_envs.games.highrise_heist.text import read_position
 
@@ -118,6 +118,14 @@ class GoldenRushGame(_StandsGame):
 
     def _tables(self):
         return rush_tables(RUSH_STANDS, self.mode == "teams")
+
+    @property
+    def teams(self) -> tuple[int, ...]:
+        """Teams mode: seats 0 and 2 against 1 and 3; ffa: every seat for itself."""
+        if self.mode != "teams":
+            return super().teams
+        return tuple(next(team for team, members in enumerate(TEAMS) if seat in members)
+                     for seat in range(self.num_players))
 
     def new_initial_state(self, rng: np.random.Generator) -> RushState:
         return RushState(self, self._empty(), 0, TRANSFER, False, [], rng)

@@ -22,7 +22,9 @@ recipe); each following line is one position::
 ``value`` and the move values are exact, for the seat to move: +1 a forced win, 0 a draw, -1
 a loss. ``mistakes`` plays each agent once on every position of a set and reports the share
 of positions where its move has a lower value than the position (a mistake), with a 95%
-Wilson interval, as a table and (``--json``) a file.
+Wilson interval, as a table and (``--json``) a file; ``--by left`` and ``--by value`` break the
+rates down by how far from the end the positions are and by their exact value, beside what a
+mover picking uniformly among the legal moves would err there.
 """
 
 from __future__ import annotations
@@ -333,25 +335,80 @@ def mistake_rates(path: str | os.PathLike, specs: list[str], seed: int = 0, limi
     game = make_game(env_id, **options)
     states = [load_position(game, entry) for entry in positions]
     report = {"set": str(path), "env_id": env_id, "env_options": options, "positions": len(positions),
-              "seed": seed, "agents": {}}
+              "seed": seed, "agents": {}, "random_mover": random_mover_rates(positions)}
     for spec in specs:
         agent = make_agent(spec, seed=seed, env_id=env_id, env_options=options)
         started = time.perf_counter()
         mistakes = 0
+        by = {key: {} for key in BREAKDOWNS}
         for k, (entry, state) in enumerate(zip(positions, states)):
             agent.reset(seed=seed * 1_000_003 + k)
             seat = state.current_player
             observation = {"observation": state.observation(seat), "action_mask": state.legal_mask().astype(np.int8)}
             action = agent.act(observation, state.clone())
-            mistakes += entry["moves"][state.action_to_string(int(action))] < entry["value"]
+            mistake = bool(entry["moves"][state.action_to_string(int(action))] < entry["value"])
+            mistakes += mistake
+            for key in BREAKDOWNS:
+                if key in entry:
+                    counts = by[key].setdefault(_group(entry[key]), {"mistakes": 0, "positions": 0})
+                    counts["mistakes"] += mistake
+                    counts["positions"] += 1
             if progress_every and (k + 1) % progress_every == 0 and k + 1 < len(positions):
                 log(f"{spec}: {mistakes} mistakes in the first {k + 1} positions ({time.perf_counter() - started:.0f} s)")
         low, high = wilson_interval(mistakes, len(positions))
         rate = mistakes / len(positions) if positions else math.nan
         report["agents"][spec] = {"mistakes": int(mistakes), "positions": len(positions), "rate": rate,
-                                  "low": low, "high": high, "seconds": round(time.perf_counter() - started, 1)}
+                                  "low": low, "high": high, "seconds": round(time.perf_counter() - started, 1),
+                                  "by": {key: dict(sorted(groups.items(), key=_order)) for key, groups in by.items()}}
         log(f"{spec}: {mistakes}/{len(positions)} mistakes ({rate:.1%}, 95% {low:.1%}-{high:.1%})")
     return report
+
+
+#: what ``mistakes --by`` can break the rates down by: a position's ``left`` (how far from the
+#: end it was sampled: Sky Scrapers' stacks left) and its exact ``value`` for the seat to move
+BREAKDOWNS = ("left", "value")
+
+
+def _group(value) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _order(item: tuple[str, dict]):
+    try:
+        return (0, float(item[0]), "")
+    except ValueError:
+        return (1, 0.0, item[0])
+
+
+def random_mover_rates(positions: list[dict]) -> dict:
+    """What a mover picking uniformly among the legal moves would err, over the set and per
+    group of each breakdown: the mean share of each position's moves that lower its value."""
+    def share(entry):
+        return sum(value < entry["value"] for value in entry["moves"].values()) / len(entry["moves"])
+
+    rates = {"rate": float(np.mean([share(entry) for entry in positions])) if positions else math.nan}
+    for key in BREAKDOWNS:
+        groups = {}
+        for entry in positions:
+            if key in entry:
+                groups.setdefault(_group(entry[key]), []).append(share(entry))
+        rates[key] = {group: float(np.mean(shares)) for group, shares in sorted(groups.items(), key=lambda g: _order((g[0], {})))}
+    return rates
+
+
+def format_breakdown(report: dict, key: str) -> str:
+    """Each agent's mistake rate per group of positions (``key``: one of :data:`BREAKDOWNS`),
+    beside the positions in the group and what a uniformly random mover would err there."""
+    specs = list(report["agents"])
+    groups = report["random_mover"][key]
+    lines = [f"by {key}:", "", "| " + " | ".join([key, "positions", "random mover", *specs]) + " |",
+             "|---|" + "---:|" * (2 + len(specs))]
+    for group, random_rate in groups.items():
+        counts = [report["agents"][spec]["by"][key][group] for spec in specs]
+        cells = [group, str(counts[0]["positions"]), f"{random_rate:.1%}"]
+        cells += [f"{c['mistakes'] / c['positions']:.1%}" for c in counts]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def format_table(report: dict) -> str:
@@ -381,6 +438,8 @@ def main(argv: list[str] | None = None) -> int:
     mistakes.add_argument("--limit", type=int, help="the set's first N positions only")
     mistakes.add_argument("--seed", type=int, default=0, help="the agents' seeds derive from it (default 0)")
     mistakes.add_argument("--json", type=Path, help="also write the figures there")
+    mistakes.add_argument("--by", nargs="+", choices=BREAKDOWNS, default=[],
+                          help="also break the rates down by the positions' stacks (or plies) left, or their exact value")
     args = parser.parse_args(argv)
     if args.command == "make":
         if args.count < 1:
@@ -393,6 +452,8 @@ def main(argv: list[str] | None = None) -> int:
     report = mistake_rates(path, args.agents, args.seed, args.limit, log=lambda text: print(text, file=sys.stderr))
     report["command"] = "python -m benchmarks.solved_positions " + shlex.join(argv if argv is not None else sys.argv[1:])
     print(format_table(report))
+    for key in args.by:
+        print("\n" + format_breakdown(report, key))
     if args.json:
         args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     return 0

@@ -101,13 +101,24 @@ def test_mistakes_command_reports_every_agent(tmp_path, capsys):
     make_set("sky_scrapers_v0", 5, out, recipe=TINY, log=lambda text: None)
     report_path = tmp_path / "mistakes.json"
     solved_positions.main(["mistakes", "--set", str(out), "--agents", "greedy", "solver", "random",
-                           "--json", str(report_path)])
+                           "--json", str(report_path), "--by", "left", "value"])
     table = capsys.readouterr().out
     report = json.loads(report_path.read_text())
+    _, positions = read_set(out)
     assert report["positions"] == 5 and set(report["agents"]) == {"greedy", "solver", "random"}
     for spec, row in report["agents"].items():
         assert 0 <= row["low"] <= row["rate"] <= row["high"] <= 1 and row["positions"] == 5
         assert f"| {spec} |" in table
+        for key in ("left", "value"):   # the breakdowns count every position once, and every mistake
+            groups = row["by"][key]
+            assert set(groups) == {f"{p[key]:g}" if isinstance(p[key], float) else str(p[key]) for p in positions}
+            assert sum(g["positions"] for g in groups.values()) == 5
+            assert sum(g["mistakes"] for g in groups.values()) == row["mistakes"]
+    assert "by left:" in table and "by value:" in table
+    random_mover = report["random_mover"]   # the mean share of each position's moves that lower its value
+    assert random_mover["rate"] == pytest.approx(np.mean(
+        [np.mean([v < p["value"] for v in p["moves"].values()]) for p in positions]))
+    assert 0 < random_mover["rate"] < 1    # every position of a set has moves of different values
     assert report["agents"]["solver"]["mistakes"] == 0   # exact play never lowers the value
     assert "mistakes --set" in report["command"]
 

@@ -11,12 +11,13 @@ from sky_envs.core.registry import make_game
 source, out, steps = sys.argv[1], sys.argv[2], int(sys.argv[3])
 lr = float(sys.argv[4]) if len(sys.argv) > 4 else 1e-4
 endgame_share = float(sys.argv[5]) if len(sys.argv) > 5 else 0.5
+policy_only = len(sys.argv) > 6 and sys.argv[6] == "policy-only"   # run C: no value loss on the solved positions
 torch.manual_seed(0); rng = np.random.default_rng(0); torch.set_num_threads(1)
 ck = open_checkpoint(source)
 policy, meta = ck.policy, ck.metadata
 game = make_game("sky_scrapers_v0", **meta["env_options"])
 A, sym = game.num_actions, game.symmetries
-_, positions = read_set("/work/runs/endgame/train.jsonl")
+_, positions = read_set("/work/runs/endgame/train.jsonl")   # run A; runs B and C: a copy of it at 5,526 positions
 E_obs, E_mask, E_tgt, E_val = [], [], [], []
 for e in positions:
     s = load_position(game, e)
@@ -49,6 +50,8 @@ for step in range(steps):
     logits = logits.masked_fill(~torch.as_tensor(mask), -1e9)
     lp = torch.log_softmax(logits, dim=1); t = torch.as_tensor(tgt)
     pl = -(t * lp).sum(1); vl = (pred - torch.as_tensor(val)) ** 2
+    if policy_only:
+        vl = torch.cat([torch.zeros_like(vl[:ne]), vl[ne:]])
     loss = (pl + vl).mean()
     opt.zero_grad(); loss.backward(); torch.nn.utils.clip_grad_norm_(policy.parameters(), 5.0); opt.step()
     if step % 200 == 0:

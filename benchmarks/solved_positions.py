@@ -359,7 +359,8 @@ def mistake_rates(path: str | os.PathLike, specs: list[str], seed: int = 0, limi
         rate = mistakes / len(positions) if positions else math.nan
         report["agents"][spec] = {"mistakes": int(mistakes), "positions": len(positions), "rate": rate,
                                   "low": low, "high": high, "seconds": round(time.perf_counter() - started, 1),
-                                  "by": {key: dict(sorted(groups.items(), key=_order)) for key, groups in by.items()}}
+                                  "by": {key: dict(sorted(groups.items(), key=lambda item: _order(item[0])))
+                                         for key, groups in by.items()}}
         log(f"{spec}: {mistakes}/{len(positions)} mistakes ({rate:.1%}, 95% {low:.1%}-{high:.1%})")
     return report
 
@@ -373,11 +374,12 @@ def _group(value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _order(item: tuple[str, dict]):
+def _order(group: str):
+    """Groups in numeric order (any that is no number after them)."""
     try:
-        return (0, float(item[0]), "")
+        return (0, float(group), "")
     except ValueError:
-        return (1, 0.0, item[0])
+        return (1, 0.0, group)
 
 
 def random_mover_rates(positions: list[dict]) -> dict:
@@ -392,7 +394,7 @@ def random_mover_rates(positions: list[dict]) -> dict:
         for entry in positions:
             if key in entry:
                 groups.setdefault(_group(entry[key]), []).append(share(entry))
-        rates[key] = {group: float(np.mean(shares)) for group, shares in sorted(groups.items(), key=lambda g: _order((g[0], {})))}
+        rates[key] = {group: float(np.mean(groups[group])) for group in sorted(groups, key=_order)}
     return rates
 
 

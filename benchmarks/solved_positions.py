@@ -388,12 +388,13 @@ def random_mover_rates(positions: list[dict]) -> dict:
     def share(entry):
         return sum(value < entry["value"] for value in entry["moves"].values()) / len(entry["moves"])
 
-    rates = {"rate": float(np.mean([share(entry) for entry in positions])) if positions else math.nan}
+    shares = [share(entry) for entry in positions]
+    rates = {"rate": float(np.mean(shares)) if positions else math.nan}
     for key in BREAKDOWNS:
         groups = {}
-        for entry in positions:
+        for entry, entry_share in zip(positions, shares):
             if key in entry:
-                groups.setdefault(_group(entry[key]), []).append(share(entry))
+                groups.setdefault(_group(entry[key]), []).append(entry_share)
         rates[key] = {group: float(np.mean(groups[group])) for group in sorted(groups, key=_order)}
     return rates
 

@@ -3,6 +3,7 @@
     sky-envs train --env highrise_heist_v0 --timesteps 100000   # python -m training.train
     sky-envs train --recipe scala_v0                            # python -m training.recipe: a shipped agent rebuilt
     sky-envs evaluate --env scala_v0 --agents pretrained greedy  # python -m training.evaluate
+    sky-envs paired cand.games.jsonl shipped.games.jsonl        # python -m training.paired
     sky-envs play --env scala_v0 --opponent pretrained@200      # python -m sky_envs.play
     sky-envs play --env scala_v0 --web --watch pretrained greedy # agents against each other, in the browser
     sky-envs replay games/policy-vs-greedy-game0000.json         # python -m sky_envs.replay
@@ -24,6 +25,7 @@ import sys
 COMMANDS = {
     "train": ("training.train", "train a self-play agent, then evaluate it"),
     "evaluate": ("training.evaluate", "a round robin between agents, with ratings"),
+    "paired": ("training.paired", "two agents' evaluations against one opponent compared game for game"),
     "play": ("sky_envs.play.__main__", "play against an agent in the terminal or the browser, or watch agents"),
     "replay": ("sky_envs.replay", "watch recorded games in the terminal or the browser, or write a GIF"),
     "demo": ("sky_envs.demo", "a short random game rendered as text"),

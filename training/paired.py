@@ -3,11 +3,11 @@
     python -m training.paired runs/a/evaluation.games.jsonl runs/b/evaluation.games.jsonl
     python -m training.paired a.games.jsonl b.games.jsonl --opponent mcts@1000
 
-Game g of a ``training.evaluate`` pairing is played with seed ``--seed`` + g: the same start
-position, the same seats and the same opponent's draws for any agent in the other chair. Two
-evaluations of two agents against one opponent with the same env, options and seed therefore
-play the same games but for the agent tested, and comparing them game for game removes what
-the start positions and the opponent's luck contribute to each score. Each journal
+Game g of a ``training.evaluate`` pairing is played with seed ``--seed`` + g: its start
+position, its seats and the agents' seeds. Two evaluations of two agents against one
+opponent with the same env, options and seed therefore start the same games with the same
+opponent, and only the agent tested differs; comparing them game for game takes out what
+the start positions add to each score. Each journal
 (``STEM.games.jsonl``, written as the games end) gives the pairing against ``--opponent``
 (default: its only pairing); the agent tested sits first in both (``A vs OPPONENT``).
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from sky_envs.agents import split_spec
 from sky_envs.core.arguments import HelpFormatter, module_prog
 from .ratings import wilson_interval
-from .tournament import journal_header, read_journal
+from .tournament import PairResult, journal_header, read_journal
 
 #: what two journals' headers must share for their game g to be the same game
 SAME_GAMES = ("env_id", "options", "seed", "mcts_simulations")
@@ -79,11 +79,11 @@ def compare(a: dict[int, float], b: dict[int, float]) -> dict:
     n = len(games)
 
     def record(rewards: dict[int, float]) -> dict:
-        wins = sum(rewards[g] > 0 for g in games)
-        draws = sum(rewards[g] == 0 for g in games)
-        score = (wins + draws / 2) / n
-        return {"wins": wins, "draws": draws, "losses": n - wins - draws, "score": score,
-                "interval": wilson_interval(wins + draws / 2, n)}
+        result = PairResult("a", "b")   # counted as the evaluation's table counts them
+        for g in games:
+            result.record(rewards[g])
+        return {"wins": result.wins, "draws": result.draws, "losses": result.losses, "score": result.score / n,
+                "interval": wilson_interval(result.score, n)}
 
     differences = [(a[g] - b[g]) / 2 for g in games]   # score difference per game, from -1 to 1
     mean = sum(differences) / n

@@ -19,18 +19,18 @@ MAX_NUM_ENVS = 1 << 24
 ENGINES = ("auto", "python")
 #: rows of a mask :func:`random_actions` draws for at once (bounds the memory of the legal index)
 RANDOM_ACTION_CHUNK = 1 << 16
-#: masks at least this wide (and a multiple of 8), in batches of at least ``WIDE_BATCH``
-#: entries, are drawn from eight entries at a time (:func:`_wide_random_actions`); narrower ones
-#: (denser) and smaller batches (where the extra numpy calls cost more than they save) through
-#: ``np.flatnonzero``
+#: masks at least this wide, in batches of at least ``WIDE_BATCH`` entries, are drawn from
+#: their bits packed 64 to a word (:func:`_wide_random_actions`); narrower ones (denser) and
+#: smaller batches (where the extra numpy calls cost more than they save) through ``np.flatnonzero``
 WIDE_MASK = 1024
 WIDE_BATCH = 1 << 16
-#: bytes of a wide mask read in one block (a block's passes then find it in a core's cache)
-WIDE_BLOCK_BYTES = 1 << 22
+#: bytes of a wide mask packed in one block (bounds the packed copy: an eighth of it)
+WIDE_BLOCK_BYTES = 1 << 24
 #: the smallest batch of wide rows split between threads
 WIDE_THREADS_FROM = 1024
-#: one in each byte of a 64-bit word: the eight entries of a bool mask read as one word
-_BYTE_ONES = np.uint64(0x0101010101010101)
+#: ``_NTH_SET_BIT[byte, k]``: the place (0-7, from the low bit) of the ``k``-th set bit of ``byte``
+_NTH_SET_BIT = np.array([[place for place in range(8) if byte >> place & 1] + [8] * (8 - byte.bit_count())
+                         for byte in range(256)], dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -267,26 +267,21 @@ def random_actions(action_mask: np.ndarray, rng: np.random.Generator) -> np.ndar
     uniform draw per row (``rng.random(N)``), then, for all rows together, the legal actions
     of the rows and each row's pick among them.
 
-    Wide masks (Scala's 7,744 entries) are read in blocks of rows of about
-    ``WIDE_BLOCK_BYTES`` (the passes over a block then find it in the core's cache), and a
-    batch of at least ``WIDE_THREADS_FROM`` rows is split between the cores' threads
-    (``core.batched_kernel.step_slot_runs``; numpy releases the GIL over the arrays). The
+    Wide masks (Scala's 7,744 entries) are packed into bits first (:func:`_wide_random_actions`),
+    in blocks of rows of at most ``WIDE_BLOCK_BYTES``, and from ``WIDE_THREADS_FROM`` rows
+    that one pass over the whole mask is split between the cores' threads
+    (``core.batched_kernel.step_slot_runs``; numpy releases the GIL over large arrays). The
     picks are the same whichever way the rows are split."""
     mask = np.asarray(action_mask)
     if mask.dtype != bool or mask.ndim != 2:
         raise ValueError(f"action_mask must be a 2-d bool array, got dtype {mask.dtype} and {mask.ndim} dimensions")
     rows, width = mask.shape
     draws = rng.random(rows)
-    if width >= WIDE_MASK and width % 8 == 0 and mask.size >= WIDE_BATCH:
-        pick, block, runs = _wide_random_actions, max(1, WIDE_BLOCK_BYTES // width), slot_runs(rows, WIDE_THREADS_FROM)
-    else:   # bounded memory: the legal index holds 8 bytes a legal action
-        pick, block, runs = _random_actions, RANDOM_ACTION_CHUNK, 1
-
-    def pick_rows(first: int, stop: int) -> list[np.ndarray]:
-        return [pick(mask[start:min(start + block, stop)], draws[start:min(start + block, stop)], start)
-                for start in range(first, stop, block)]
-
-    parts = [part for run in step_slot_runs(pick_rows, rows, runs) for part in run]
+    if width >= WIDE_MASK and mask.size >= WIDE_BATCH:
+        return _wide_random_actions(mask, draws)
+    # bounded memory: the legal index holds 8 bytes a legal action
+    parts = [_random_actions(mask[start:start + RANDOM_ACTION_CHUNK], draws[start:start + RANDOM_ACTION_CHUNK], start)
+             for start in range(0, rows, RANDOM_ACTION_CHUNK)]
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
@@ -303,34 +298,53 @@ def _random_actions(mask: np.ndarray, draws: np.ndarray, first_row: int) -> np.n
     return picks - row_starts[:-1]
 
 
-def _wide_random_actions(mask: np.ndarray, draws: np.ndarray, first_row: int) -> np.ndarray:
-    """:func:`_random_actions` for wide, sparse masks whose width is a multiple of 8 (Scala's
-    7,744-entry rows hold about 60 legal actions), the same draws: the mask read as 64-bit
-    words (eight entries each, a row a whole number of words), the words holding a legal action
-    picked out and their legal entries counted, and only the word of each row's draw searched
-    entry by entry. About two thirds of ``flatnonzero``'s time alone there."""
+def _wide_random_actions(mask: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """:func:`_random_actions` for wide, sparse masks (Scala's 7,744-entry rows hold about 60
+    legal actions), the same draws. The one pass over the mask (:func:`_held_words`, on the
+    threads) packs each row's entries into 64-bit words and keeps the words holding a legal
+    action; then, over those few words of all rows at once, their bits are counted, and only
+    the word of each row's draw is searched, byte by byte, then in its byte through
+    ``_NTH_SET_BIT``. About half of ``flatnonzero``'s time on Scala's masks."""
     rows, width = mask.shape
-    words_per_row = width // 8
-    words = np.ascontiguousarray(mask).reshape(-1).view(np.uint64)
-    hits = np.flatnonzero(words != 0)                 # the words holding a legal action, ascending
-    held = words[hits]
-    if (held & ~_BYTE_ONES).any():                    # a bool array viewed from bytes other than 0 and 1
-        held = held | (held >> np.uint64(4))
-        held |= held >> np.uint64(2)
-        held |= held >> np.uint64(1)
-        held &= _BYTE_ONES                            # each byte: 1 where the entry is legal
+    words_per_row = -(-width // 64)
+    block = max(1, WIDE_BLOCK_BYTES // width)
+
+    def held_words(first: int, stop: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        return [_held_words(mask[start:min(start + block, stop)], start * words_per_row)
+                for start in range(first, stop, block)]
+
+    parts = [part for run in step_slot_runs(held_words, rows, slot_runs(rows, WIDE_THREADS_FROM)) for part in run]
+    hits = np.concatenate([part[0] for part in parts])      # the words holding a legal action, ascending
+    held = np.concatenate([part[1] for part in parts])
     per_word = np.bitwise_count(held).astype(np.int64)
     through = np.cumsum(per_word)                      # legal actions up to and with each held word
     bounds = np.searchsorted(hits, np.arange(rows + 1, dtype=np.int64) * words_per_row)
     before = np.concatenate((np.zeros(1, np.int64), through))[bounds]    # legal actions before each row
     counts = np.diff(before)
-    _check_counts(counts, first_row)
+    _check_counts(counts, 0)
     pick = before[:-1] + (draws * counts).astype(np.int64)    # the draw's rank among all legal
     word = np.searchsorted(through, pick, side="right")                  # the held word holding it
     rank_in_word = pick - (through[word] - per_word[word])
-    seen = np.cumsum(held[word].view(np.uint8).reshape(rows, 8), axis=1)  # legal entries up to each entry
-    entry = np.argmax(seen > rank_in_word[:, None], axis=1)
-    return (hits[word] % words_per_row) * 8 + entry
+    word_bytes = held[word].view(np.uint8).reshape(rows, 8)   # little-endian: byte b holds entries 8b..8b+7
+    per_byte = np.bitwise_count(word_bytes)
+    seen = np.cumsum(per_byte, axis=1, dtype=np.int64)        # legal entries up to and with each byte
+    byte = np.argmax(seen > rank_in_word[:, None], axis=1)
+    row = np.arange(rows)
+    rank_in_byte = rank_in_word - seen[row, byte] + per_byte[row, byte]
+    return (hits[word] % words_per_row) * 64 + byte * 8 + _NTH_SET_BIT[word_bytes[row, byte], rank_in_byte]
+
+
+def _held_words(mask: np.ndarray, first_word: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of ``mask`` packed into bits (``np.packbits``: entry ``e`` of a row is bit
+    ``e % 8`` of its byte ``e // 8``), each row padded to whole 64-bit words: the numbers
+    (counted from ``first_word``) of the words holding a legal action, ascending, and those words."""
+    rows = mask.shape[0]
+    packed = np.packbits(mask, axis=1, bitorder="little")
+    if packed.shape[1] % 8:
+        packed = np.concatenate((packed, np.zeros((rows, -packed.shape[1] % 8), np.uint8)), axis=1)
+    words = packed.reshape(-1).view("<u8")            # little-endian words on any machine
+    hits = np.flatnonzero(words != 0)
+    return hits + first_word, words[hits]
 
 
 def _check_counts(counts: np.ndarray, first_row: int) -> None:

@@ -125,13 +125,14 @@ def test_random_actions_are_legal_and_uniform():
 
 @pytest.mark.parametrize("rows, width, density", [(65, 1024, 0.01), (67, 1031, 0.3), (9, 7744, 0.0), (80, 1024, 0.9),
                                                   (1100, 7744, 0.008)])
-def test_wide_masks_give_the_draws_of_flatnonzero(rows, width, density):
-    """Wide masks in large batches are drawn from eight entries at a time (in blocks of rows,
-    split between threads from ``WIDE_THREADS_FROM`` rows: the last case); the draws are those
-    of the plain pass over ``flatnonzero`` (odd sizes, a strided view, dense rows, and a bool
-    view of bytes other than 0 and 1)."""
+def test_wide_masks_give_the_draws_of_flatnonzero(rows, width, density, monkeypatch):
+    """Wide masks in large batches are drawn from their bits packed into 64-bit words (in
+    blocks of rows, split between threads from ``WIDE_THREADS_FROM`` rows: the last case); the
+    draws are those of the plain pass over ``flatnonzero`` (odd sizes, a strided view, dense
+    rows, and a bool view of bytes other than 0 and 1)."""
     assert width >= vector.env.WIDE_MASK and rows * width >= vector.env.WIDE_BATCH
     if rows >= vector.env.WIDE_THREADS_FROM:
+        monkeypatch.setattr(vector.env, "WIDE_BLOCK_BYTES", 1 << 20)
         assert rows > 2 * (vector.env.WIDE_BLOCK_BYTES // width)      # several blocks in each thread's run
     generator = np.random.default_rng(width)
     mask = generator.random((rows, width)) < density

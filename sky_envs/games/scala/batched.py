@@ -38,7 +38,7 @@ from sky_envs.core.batched_kernel import forget_last_end, playout_ended, random_
 from sky_envs.games.scala import greedy_kernel
 from sky_envs.games.scala.board import NUM_CELLS, TARGET_GOAL
 from sky_envs.games.scala.heuristic import ScalaHeuristic
-from sky_envs.games.scala.kernels import HALF_BITS, OWN_SLOT, _index_of, halves_of, play_ply
+from sky_envs.games.scala.kernels import HALF_BITS, OWN_SLOT, _index_of, halves_of, move_work, play_ply
 from sky_envs.games.scala.rules import MOVER_LOSES
 from sky_envs.games.scala.state import ScalaState
 
@@ -107,13 +107,13 @@ def _restart(slot, stones, current_player, plies, connected, last_action, observ
 def _step_slot(i, actions, stones, current_player, plies, connected, last_action,
                observation, mask, rewards, terminated, truncated, final_observation, keep_final, final_player,
                final_observer, bases, mover_loses, max_turns, start_stones, start_seat, start_connected, start_actions,
-               start_observation, scratch, groups):
+               start_observation, scratch, groups, work):
     """Slot ``i`` plays its action; an ended game is recorded and replaced by the template game."""
     colour = np.int64(current_player[i])
     held_lo, held_hi = stones[i, 0] | stones[i, 2], stones[i, 1] | stones[i, 3]
     plies[i] += 1
     winner, over = play_ply(stones[i], colour, actions[i], connected[i], plies[i], mover_loses, max_turns,
-                         mask[i], scratch, groups)
+                         mask[i], scratch, groups, work)
     connected[i] = True
     last_action[i] = actions[i]
     if over == 0:
@@ -144,6 +144,7 @@ def _step(first, stop, actions, active, stones, current_player, plies, connected
     active slot plays its action; a slot that does not move reads zero rewards and no end."""
     scratch = np.empty(NUM_CELLS * NUM_CELLS, dtype=np.int64)     # a move list
     groups = np.empty(2 * NUM_CELLS, dtype=np.int64)              # a list of groups
+    work = move_work()                                            # the move generator's arrays
     for i in range(first, stop):
         forget_last_end(i, rewards, terminated, truncated, final_player)
         if not active[i]:
@@ -151,7 +152,7 @@ def _step(first, stop, actions, active, stones, current_player, plies, connected
         _step_slot(i, actions, stones, current_player, plies, connected, last_action,
                    observation, mask, rewards, terminated, truncated, final_observation, keep_final,
                    final_player, final_observer, bases, mover_loses, max_turns, start_stones, start_seat,
-                   start_connected, start_actions, start_observation, scratch, groups)
+                   start_connected, start_actions, start_observation, scratch, groups, work)
 
 
 @njit(cache=True, nogil=True)

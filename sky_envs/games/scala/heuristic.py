@@ -12,7 +12,7 @@ from numba import njit
 
 from sky_envs.core.state import WIN, Heuristic
 from sky_envs.games.scala.board import CELL_RC, NUM_CELLS
-from sky_envs.games.scala.kernels import HALF_BITS, play_ply
+from sky_envs.games.scala.kernels import HALF_BITS, move_work, play_ply
 from sky_envs.games.scala.rules import MOVER_LOSES
 
 #: (leading stone's progress, total progress) by (stones << 1 | colour): search and greedy
@@ -100,10 +100,11 @@ def _move_values(stones, colour, actions, connected, plies, mover_loses, max_tur
     mask = np.zeros(NUM_CELLS * NUM_CELLS, dtype=np.bool_)     # where play_ply lists moves, never read
     scratch = np.empty(NUM_CELLS * NUM_CELLS, dtype=np.int64)
     groups = np.empty(2 * NUM_CELLS, dtype=np.int64)
+    work = move_work()
     for k in range(len(actions)):
         child[:] = stones
         winner, over = play_ply(child, colour, actions[k], connected, plies + 1, mover_loses, max_turns,
-                                mask, scratch, groups, False)
+                                mask, scratch, groups, work, False)
         if over == 1:
             out[k] = WIN if winner == colour else -WIN
             continue

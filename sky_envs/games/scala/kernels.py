@@ -111,10 +111,17 @@ def _can_step(own_lo, own_hi, occ_lo, occ_hi, colour):
 
 
 @njit(cache=True)
-def legal_moves(own_lo, own_hi, occ_lo, occ_hi, colour, mask, actions):
+def move_work():
+    """The work arrays of :func:`legal_moves` (its table of cells, the components found and
+    its list of cells to visit), made once by a caller that generates many times."""
+    return np.empty((5, NUM_CELLS + 1), dtype=np.int64)
+
+
+@njit(cache=True)
+def legal_moves(own_lo, own_hi, occ_lo, occ_hi, colour, mask, actions, work):
     """Fill ``mask`` (bool, 88 * 88, all False on entry) with the moves of the stones ``own``
     (start * 88 + end), before the split rule, and ``actions`` with the same moves in
-    ascending order; return how many there are.
+    ascending order; return how many there are. ``work``: a :func:`move_work` array, overwritten.
 
     A stone moves to an empty neighbour or to the end of a chain of jumps. The empty cells
     fall into components of the undirected "jump graph" (a jump goes over a stone to the
@@ -128,14 +135,11 @@ def legal_moves(own_lo, own_hi, occ_lo, occ_hi, colour, mask, actions):
     the processor's branch predictor).
     """
     empty_lo, empty_hi = _open_cells(occ_lo, occ_hi, colour)
-    cells = np.zeros(NUM_CELLS + 1, dtype=np.int64)
+    cells, component_of, comp_lo, comp_hi, todo = work[0], work[1], work[2], work[3], work[4]
     for i in range(HALF_BITS):
         cells[i] = ((occ_lo >> i) & 1) | ((empty_lo >> i) & 1) * (_FREE | _EMPTY)
         cells[HALF_BITS + i] = ((occ_hi >> i) & 1) | ((empty_hi >> i) & 1) * (_FREE | _EMPTY)
-    component_of = np.empty(NUM_CELLS, dtype=np.int64)
-    comp_lo = np.empty(NUM_CELLS, dtype=np.int64)
-    comp_hi = np.empty(NUM_CELLS, dtype=np.int64)
-    todo = np.empty(NUM_CELLS, dtype=np.int64)
+    cells[NUM_CELLS] = 0                                         # off the board: no bit
     comps = 0
     count = 0
     for half in range(2):
@@ -383,9 +387,9 @@ def play(blue_lo, blue_hi, red_lo, red_hi, colour, start, end, mover_loses, conn
     if outcome == SETTLED and generate:
         occ_lo, occ_hi = blue_lo | red_lo, blue_hi | red_hi
         if colour == 0:
-            count = legal_moves(red_lo, red_hi, occ_lo, occ_hi, 1, mask, actions)
+            count = legal_moves(red_lo, red_hi, occ_lo, occ_hi, 1, mask, actions, move_work())
         else:
-            count = legal_moves(blue_lo, blue_hi, occ_lo, occ_hi, 0, mask, actions)
+            count = legal_moves(blue_lo, blue_hi, occ_lo, occ_hi, 0, mask, actions, move_work())
     return outcome, blue_lo, blue_hi, red_lo, red_hi, count
 
 
@@ -421,7 +425,7 @@ def drop_split_moves(blue_lo, blue_hi, red_lo, red_hi, colour, connected, mask, 
 
 
 @njit(cache=True)
-def play_ply(stones, colour, action, connected, plies, mover_loses, max_turns, mask, scratch, groups,
+def play_ply(stones, colour, action, connected, plies, mover_loses, max_turns, mask, scratch, groups, work,
              write_moves=True):
     """One ply of one game, ``ScalaState.apply_unchecked`` over arrays (a slot of the batched
     engine, a move the greedy player judges): move, settle the split rule, test the ends in
@@ -430,7 +434,8 @@ def play_ply(stones, colour, action, connected, plies, mover_loses, max_turns, m
     legal move). ``stones`` is updated in place. With ``write_moves=False`` (a caller that
     wants the outcome only, and reads nothing of ``mask``) the other colour's moves are not
     listed where the mover-loses split rule holds and one of its stones can step: it then
-    has a move, and the game goes on.
+    has a move, and the game goes on. ``scratch``, ``groups`` and ``work`` are work arrays (a
+    move list of 88 * 88, a list of groups of 2 * 88, a :func:`move_work` array).
 
     Returns ``(winner, over)``: ``over`` 0 while the game goes on, 1 when it ended by its rules
     (``winner`` the seat that won), 2 at the ``max_turns`` cut."""
@@ -459,9 +464,9 @@ def play_ply(stones, colour, action, connected, plies, mover_loses, max_turns, m
                                                      blue_hi if other == 0 else red_hi, occ_lo, occ_hi, other):
         return -1, 0
     if other == 0:
-        count = legal_moves(blue_lo, blue_hi, occ_lo, occ_hi, other, mask, scratch)
+        count = legal_moves(blue_lo, blue_hi, occ_lo, occ_hi, other, mask, scratch, work)
     else:
-        count = legal_moves(red_lo, red_hi, occ_lo, occ_hi, other, mask, scratch)
+        count = legal_moves(red_lo, red_hi, occ_lo, occ_hi, other, mask, scratch, work)
     if count and not mover_loses:
         count = drop_split_moves(blue_lo, blue_hi, red_lo, red_hi, other, True, mask, scratch, count, groups)
     if count == 0:                              # the other colour has no legal move
@@ -484,10 +489,12 @@ def observe_stones(base, mine_lo, mine_hi, theirs_lo, theirs_hi):
 
 
 class _Scratch(threading.local):
-    """The kernels' output buffer, one per thread (the results are copied out of it)."""
+    """The kernels' output buffer and move generator's work arrays, one per thread (the
+    results are copied out of them)."""
 
     def __init__(self):
         self.buffer = np.empty(NUM_CELLS * NUM_CELLS, dtype=np.int64)
+        self.work = move_work()
 
 
 _SCRATCH = _Scratch()
@@ -498,7 +505,8 @@ def moves_of(stones: int, occ: int, colour: int) -> tuple[np.ndarray, np.ndarray
     rule: their mask (bool, 88 * 88) and their ascending list (int64)."""
     mask = np.zeros(NUM_CELLS * NUM_CELLS, dtype=bool)
     scratch = _SCRATCH.buffer
-    count = legal_moves(stones & HALF, stones >> HALF_BITS, occ & HALF, occ >> HALF_BITS, colour, mask, scratch)
+    count = legal_moves(stones & HALF, stones >> HALF_BITS, occ & HALF, occ >> HALF_BITS, colour, mask, scratch,
+                        _SCRATCH.work)
     return mask, scratch[:count].copy()
 
 

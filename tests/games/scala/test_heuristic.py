@@ -73,7 +73,7 @@ def test_a_ply_played_for_its_outcome_alone_ends_the_game_as_one_that_lists_the_
     other side's moves not listed where one of its stones can step): the same outcomes as
     the engine's ply, in both split rules, over positions where the other side is blocked
     too (a game's late plies)."""
-    from sky_envs.games.scala.kernels import NUM_CELLS, play_ply
+    from sky_envs.games.scala.kernels import NUM_CELLS, move_work, play_ply
 
     outcomes = {0: 0, 1: 0}
     rng = np.random.default_rng(5)
@@ -94,7 +94,8 @@ def test_a_ply_played_for_its_outcome_alone_ends_the_game_as_one_that_lists_the_
                     played.append(play_ply(stones, state.current_player, action, state.connected, state.plies + 1,
                                            rule == "mover_loses", game.max_turns, mask,
                                            np.empty(NUM_CELLS * NUM_CELLS, dtype=np.int64),
-                                           np.empty(2 * NUM_CELLS, dtype=np.int64), write) + (tuple(stones),))
+                                           np.empty(2 * NUM_CELLS, dtype=np.int64), move_work(), write)
+                                  + (tuple(stones),))
                     assert played[-1] == played[0]
                 outcomes[played[0][1] == 1] += 1
     assert outcomes[True] > 10 and outcomes[False] > 1000   # games won by a ply among them

@@ -377,9 +377,10 @@ def settle_move(blue_lo, blue_hi, red_lo, red_hi, colour, start, end, mover_lose
 
 
 @njit(cache=True)
-def play(blue_lo, blue_hi, red_lo, red_hi, colour, start, end, mover_loses, connected, generate, mask, actions):
+def play(blue_lo, blue_hi, red_lo, red_hi, colour, start, end, mover_loses, connected, generate, mask, actions,
+         work):
     """``settle_move``, then, when the move settled and ``generate`` is true, the other
-    colour's moves as ``legal_moves`` writes them. Returns ``settle_move``'s tuple and the
+    colour's moves as ``legal_moves`` writes them (``work``: its :func:`move_work` array). Returns ``settle_move``'s tuple and the
     number of moves (-1 when none were generated): a whole Scala ply in one call."""
     outcome, blue_lo, blue_hi, red_lo, red_hi = settle_move(
         blue_lo, blue_hi, red_lo, red_hi, colour, start, end, mover_loses, connected)
@@ -387,9 +388,9 @@ def play(blue_lo, blue_hi, red_lo, red_hi, colour, start, end, mover_loses, conn
     if outcome == SETTLED and generate:
         occ_lo, occ_hi = blue_lo | red_lo, blue_hi | red_hi
         if colour == 0:
-            count = legal_moves(red_lo, red_hi, occ_lo, occ_hi, 1, mask, actions, move_work())
+            count = legal_moves(red_lo, red_hi, occ_lo, occ_hi, 1, mask, actions, work)
         else:
-            count = legal_moves(blue_lo, blue_hi, occ_lo, occ_hi, 0, mask, actions, move_work())
+            count = legal_moves(blue_lo, blue_hi, occ_lo, occ_hi, 0, mask, actions, work)
     return outcome, blue_lo, blue_hi, red_lo, red_hi, count
 
 
@@ -531,7 +532,8 @@ def play_move(halves: tuple[int, int, int, int], colour: int, start: int, end: i
     scratch = _SCRATCH.buffer
     blue_lo, blue_hi, red_lo, red_hi = halves
     outcome, blue_lo, blue_hi, red_lo, red_hi, count = play(
-        blue_lo, blue_hi, red_lo, red_hi, colour, start, end, mover_loses, connected, generate, mask, scratch)
+        blue_lo, blue_hi, red_lo, red_hi, colour, start, end, mover_loses, connected, generate, mask, scratch,
+        _SCRATCH.work)
     return (blue_lo, blue_hi, red_lo, red_hi), outcome, mask, scratch[:count].copy() if count >= 0 else None
 
 

@@ -3,9 +3,11 @@
     python benchmarks/search_speed.py sky_scrapers_v0 scala_v0
     python benchmarks/search_speed.py --agents pretrained@32+gumbel pretrained@200 --positions 30 --json speed.json
     python benchmarks/search_speed.py sky_scrapers_v0 --positions 120 --warmup 400
+    python benchmarks/search_speed.py sky_scrapers_v0 --option players=4 --option rows=8 --option cols=8
 
-Per env (with the options of its shipped network, which ``pretrained`` specs need) every
-agent decides the same ``--positions`` positions, met in random games; the agents take
+Per env (with the options of its shipped network, or those of ``--option``, the same for
+every env named; ``pretrained`` specs resolve to the network that plays them) every agent
+decides the same ``--positions`` positions, met in random games; the agents take
 turns position by position so that both meet the same machine. A rate is decisions per
 second of this process's CPU time (``time.process_time``, torch on one thread), which other
 jobs on a shared machine disturb much less than wall time (also reported). ``--warmup N``
@@ -37,13 +39,15 @@ def positions(game, count: int, seed: int) -> list:
     return out
 
 
-def measure(env_id: str, specs: list[str], count: int, seed: int, warmup: int = 0) -> dict:
+def measure(env_id: str, specs: list[str], count: int, seed: int, warmup: int = 0,
+            options: dict | None = None) -> dict:
     import sky_envs
     from sky_envs.agents import make_agent
     from sky_envs.agents.checkpoint import read_checkpoint
     from sky_envs.agents.pretrained import pretrained_path
 
-    options = read_checkpoint(pretrained_path(env_id))[0]["env_options"]
+    if options is None:
+        options = read_checkpoint(pretrained_path(env_id))[0]["env_options"]
     game = sky_envs.make_game(env_id, **options)
     agents = [make_agent(spec, seed=seed, env_id=env_id, env_options=options) for spec in specs]
     warmup_positions = positions(game, warmup, seed + 1) if warmup else []
@@ -67,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from sky_envs import BUILTIN_ENV_IDS
+    from sky_envs.demo import parse_option
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("envs", nargs="*", default=list(BUILTIN_ENV_IDS))
@@ -74,18 +79,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--positions", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--warmup", type=int, default=0, help="positions each agent decides first, untimed")
+    parser.add_argument("--option", type=parse_option, action="append", default=[],
+                        help="an env option key=value (repeat for several) instead of the shipped network's options")
     parser.add_argument("--json", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
+    options = dict(args.option) or None
     torch.set_num_threads(1)
     report = {}
     for env_id in args.envs:
-        report[env_id] = measure(env_id, args.agents, args.positions, args.seed, args.warmup)
+        report[env_id] = measure(env_id, args.agents, args.positions, args.seed, args.warmup, options)
         print(env_id, "  ".join(f"{spec}: {row['moves_per_cpu_s']:.2f} moves/CPU s ({row['moves_per_wall_s']:.2f}/wall s)"
                                 for spec, row in report[env_id].items()), flush=True)
     if args.json:
         with open(args.json, "w") as handle:
             json.dump({"agents": args.agents, "positions": args.positions, "warmup": args.warmup, "seed": args.seed,
-                       "envs": report},
+                       "options": options, "envs": report},
                       handle, indent=2)
     return 0
 

@@ -10,7 +10,9 @@ network's value (``rollout_weight``).
   ply (Sky Scrapers: a stack landing on a sky scraper takes it), random playouts judge a
   position by blunders neither side would make; greedy ones cost a few times more per ply.
   Only perfect-information games whose heuristic has move values have them (Sky Scrapers,
-  Highrise Heist, Golden Rush): :func:`playout_error` says so for the others.
+  Highrise Heist, Golden Rush): :func:`playout_error` says so for the others. Sky Scrapers'
+  compiled engine plays them (``BatchedGames.greedy_play_out``); :func:`greedy_playouts` is
+  the readable reference, which the other games play.
 """
 
 from __future__ import annotations
@@ -58,13 +60,26 @@ def greedy_playouts(states: Sequence[GameState], rng: np.random.Generator,
                 action = legal[best[int(picks[k]() * best.size)]]
             state.apply_unchecked(int(action))
         live = [k for k in live if states[k].current_player >= 0]
-    return [state.returns() if state.is_terminal() else np.zeros(state.num_players) for state in states]
+    return [_end_returns(state) for state in states]
 
 
 def playouts(states: Sequence[GameState], kind: str, rng: np.random.Generator) -> list[np.ndarray]:
     """Playouts of ``kind`` from each of ``states`` (left as they are): every seat's return
-    per state. Random ones are played by the game's compiled engine where it has one
-    (:meth:`GameState.playout_returns`)."""
-    if kind == "greedy":
+    per state. They are played by the game's compiled engine where it has one that plays
+    them (random ones: :meth:`GameState.playout_returns`; greedy ones:
+    ``BatchedGames.greedy_play_out``, Sky Scrapers), with the same moves and results as the
+    readable ones (:func:`greedy_playouts` on copies)."""
+    if kind == "random":
+        return [state.playout_returns(rng) for state in states]
+    engine = states[0].game.playout_engine() if states else None
+    if engine is None or not engine.plays_greedy_out:
         return greedy_playouts([state.clone() for state in states], rng)
-    return [state.playout_returns(rng) for state in states]
+    seeds = [int(rng.integers(1 << 62)) for _ in states]     # drawn first, as greedy_playouts draws them
+    return [engine.greedy_play_out(state, seed, GREEDY_EPSILON) if state.current_player >= 0 else _end_returns(state)
+            for state, seed in zip(states, seeds)]
+
+
+def _end_returns(state: GameState) -> np.ndarray:
+    """What a playout from ``state`` returns once its game is over: the returns, zeros for a
+    game cut at ``max_turns``."""
+    return state.returns() if state.is_terminal() else np.zeros(state.num_players)

@@ -116,15 +116,39 @@ class BatchedGames(ABC):
         (:attr:`plays_out`) implement ``_run_playout``."""
         if not self.plays_out:
             raise ValueError(f"the compiled engine of {self.game.env_id} plays no playouts")
+        inputs = self._playout_start(state, seed)
+        self._run_playout(-1 if max_plies is None else max_plies, *inputs)
+        return inputs[1].astype(np.float64)
+
+    def _playout_start(self, state: GameState, seed: int) -> tuple:
+        """Put ``state`` into slot 0 and seed Python's generator with ``seed``: the playout
+        kernels' inputs (:attr:`_playout_inputs`)."""
         if self._playout_inputs is None:
             self._playout_inputs = (new_python_random(), np.zeros(self.game.num_players, dtype=np.float32),
                                     np.zeros(self.num_envs, dtype=np.int64), np.zeros(self.num_envs, dtype=np.int64),
                                     np.arange(self.num_envs) == 0)
-        mt, returns = self._playout_inputs[:2]
         self.set_state(0, state)
-        seed_python_random(mt, seed)
-        self._run_playout(-1 if max_plies is None else max_plies, *self._playout_inputs)
-        return returns.astype(np.float64)
+        seed_python_random(self._playout_inputs[0], seed)
+        return self._playout_inputs
+
+    @property
+    def plays_greedy_out(self) -> bool:
+        """Whether the compiled kernel plays the search's greedy playouts
+        (:meth:`greedy_play_out`): it judges moves as its heuristic class does, so a game given
+        another heuristic plays them in Python."""
+        return False
+
+    def greedy_play_out(self, state: GameState, seed: int, epsilon: float) -> np.ndarray:
+        """Every seat's return at the end of a greedy playout from ``state`` (left as it is),
+        played in slot 0 by the compiled kernel: the moves, and so the result, of the readable
+        greedy playout (``sky_envs.agents.playouts.greedy_playouts``) of a copy of ``state``
+        whose stream is ``random.Random(seed)``. Slot 0's game is replaced. Engines whose
+        kernel has that loop (:attr:`plays_greedy_out`) implement ``_run_greedy_playout``."""
+        if not self.plays_greedy_out:
+            raise ValueError(f"the compiled engine of {self.game.env_id} plays no greedy playouts")
+        inputs = self._playout_start(state, seed)
+        self._run_greedy_playout(float(epsilon), *inputs)
+        return inputs[1].astype(np.float64)
 
     #: the kernel module's greedy entry point, ``greedy_actions(slots, out, agent_words, win,
     #: *arrays)``, and the heuristic class whose judgement it compiles (:meth:`_use_greedy_kernel`)
@@ -172,6 +196,15 @@ class BatchedGames(ABC):
         with ``mt`` until the game ends (``returns``: its rewards) or ``max_plies`` moves
         (-1: no cap; ``returns`` zeros then, as at a ``max_turns`` cut). ``actions``, ``seeds``
         and ``active`` are the kernel's step inputs (a new game after the end gets seed 0)."""
+        raise NotImplementedError
+
+    def _run_greedy_playout(self, epsilon: float, mt: np.ndarray, returns: np.ndarray, actions: np.ndarray,
+                            seeds: np.ndarray, active: np.ndarray) -> None:
+        """The kernel's greedy playout loop on slot 0 until the game ends, its inputs as
+        :meth:`_run_playout`'s: at each decision ``random()`` of ``mt`` first; from
+        ``epsilon`` up and where the heuristic values the moves, one of the best-valued moves
+        (the ``int(random() * ties)``-th in ascending order), else a random one as
+        ``random_legal_action`` picks it."""
         raise NotImplementedError
 
 

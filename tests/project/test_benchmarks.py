@@ -11,6 +11,7 @@ from tests import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 
+import playout_speed  # noqa: E402
 import search_speed  # noqa: E402
 import throughput  # noqa: E402
 import training_throughput  # noqa: E402
@@ -87,6 +88,28 @@ def test_search_speed_reports_each_agent_after_its_untimed_warmup(tmp_path, caps
     for row in report["envs"]["highrise_heist_v0"].values():
         assert row["positions"] == 3 and row["moves_per_cpu_s"] > 0 and row["moves_per_wall_s"] > 0
     assert "pretrained@4:" in capsys.readouterr().out
+
+
+def test_search_speed_plays_the_options_it_is_given(tmp_path):
+    """With ``--option`` the positions are of that configuration and ``pretrained`` is the
+    network that plays it (Sky Scrapers' four seats: the network for every board)."""
+    out = tmp_path / "speed.json"
+    assert search_speed.main(["sky_scrapers_v0", "--agents", "pretrained@2", "--positions", "2", "--option", "players=4",
+                              "--option", "board=square", "--option", "rows=7", "--option", "cols=7",
+                              "--option", "positioning=random", "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["options"] == {"players": 4, "board": "square", "rows": 7, "cols": 7, "positioning": "random"}
+    assert report["envs"]["sky_scrapers_v0"]["pretrained@2"]["positions"] == 2
+
+
+def test_playout_speed_times_both_kinds_of_playout_on_each_case(tmp_path, capsys):
+    out = tmp_path / "playouts.json"
+    assert playout_speed.main(["--case", "four seats 6x6", '{"players": 4, "board": "square", "rows": 6, "cols": 6, '
+                               '"positioning": "random"}', "--games", "2", "--playouts", "3", "--rounds", "1",
+                               "--json", str(out)]) == 0
+    row = json.loads(out.read_text())["cases"]["four seats 6x6"]
+    assert row["options"]["players"] == 4 and row["random_ms"] > 0 and row["greedy_ms"] > 0
+    assert "four seats 6x6: random" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("ask", ["root", "moves"])

@@ -63,12 +63,24 @@ def test_policy_actor_plays_the_policy():
     assert np.abs(np.bincount(drawn, minlength=game.num_actions) / 20_000 - expected).max() < 0.015
 
 
+def _takes_a_tallest_sky_scraper(state, action: int) -> bool:
+    """Whether ``action`` lands on the tallest of a seat's two or more sky scrapers (the one
+    case where the move values count that seat's sky scrapers again)."""
+    target = state.landing[action // 8, action % 8]
+    colour, height = state.tops[target], state.heights[target]
+    built = state.heights[:-1][(state.tops == colour) & (state.heights[:-1] >= state.game.skyscraper_height)]
+    return colour in state.seat_colours and height >= state.game.skyscraper_height and built.size > 1 \
+        and height == built.max()
+
+
 def test_greedy_scores_every_move_at_once_exactly_as_playing_each_one():
-    checked = 0
+    checked = taken = 0
     for options in (OPTIONS, {"players": 4}, {"board": "random", "rows": 5, "cols": 6, "positioning": "random",
                                               "lines": "orthogonal"}, {"positioning": "strategic"},
                     {"board": "random", "rows": 7, "cols": 7, "lines": "hex", "positioning": "random",
-                     "skyscraper_height": 3}):
+                     "skyscraper_height": 3},
+                    {"players": 4, "board": "square", "rows": 6, "cols": 6, "positioning": "random",
+                     "skyscraper_height": 2}):
         game = make_game("sky_scrapers_v0", **options)
         # positions of several games (random boards: several boards at once)
         states = random_game_positions(game, np.random.default_rng(7), games=6)
@@ -77,7 +89,8 @@ def test_greedy_scores_every_move_at_once_exactly_as_playing_each_one():
                 legal = state.legal_actions()
                 assert np.array_equal(fast, GreedyAgent.played_values(state, state.current_player, legal))
                 checked += 1
-    assert checked > 100
+                taken += any(_takes_a_tallest_sky_scraper(state, int(action)) for action in legal)
+    assert checked > 100 and taken > 10
 
 
 @pytest.mark.parametrize("env_id, options", [

@@ -31,10 +31,14 @@ import numpy as np
 from numba import njit
 
 from sky_envs.core.batched import BatchedGames
-from sky_envs.core.batched_kernel import playout_ended, random_legal_action
+from sky_envs.core.batched_kernel import legal_list, playout_ended, random_legal_action
 from sky_envs.core.boards import LINE_DIRECTIONS
 from sky_envs.core.numpy_random import NO_REFCOUNT_COMPILE, STATE_WORDS, choice_without_replacement, integers, permutation, seed_default_rng
+from sky_envs.core.python_random import python_random
+from sky_envs.core.state import WIN
 from sky_envs.games.sky_scrapers.board import board_for
+from sky_envs.games.sky_scrapers.heuristic import SkyScrapersHeuristic
+from sky_envs.games.sky_scrapers.heuristic_kernels import move_values_into
 from sky_envs.games.sky_scrapers.rules import CHOOSE, MOVE, PHASE_INDEX, PLACE, standard_colours
 from sky_envs.games.sky_scrapers.state import SkyScrapersState
 
@@ -415,6 +419,73 @@ def _play_out_kernel(mt, max_plies, returns, actions, next_seeds, active, height
 
 
 @njit(**NO_REFCOUNT_COMPILE)
+def _board_reach(cells, reach, out):
+    """Into ``out`` (shaped as the box's ``reach``): the board's own landing table
+    (``Board.reach`` of the board ``cells``), where a stack of each height on each cell lands
+    along each direction, ``B`` where the path leaves the board or crosses a hole."""
+    B = cells.shape[0]
+    for cell in range(B):
+        for d in range(8):
+            out[0, cell, d] = B
+            open_path = cells[cell]
+            for h in range(1, reach.shape[0]):
+                landing = reach[h, cell, d]
+                open_path = open_path and landing < B and cells[landing]
+                out[h, cell, d] = landing if open_path else B
+
+
+@njit(**NO_REFCOUNT_COMPILE)
+def _greedy_play_out_kernel(mt, epsilon, win, returns, actions, next_seeds, active, heights, tops, cells, full,
+                            seat_colours, tiles_left, phase, first_mover, turns, current_player, observation,
+                            action_mask, rewards, terminated, truncated, final_player, final_observation, keep_final,
+                            final_observer, fixed_cells, standard_tops, reach, directions, setup, bitgen, work,
+                            board_reach, landing, legal, values, h, t, scores):
+    """A greedy playout of the game in slot 0 (``BatchedGames.greedy_play_out``), stepped by
+    :func:`_step_kernel` (whose arguments follow ``active``) until the game ends: at each
+    decision a draw of Python's generator ``mt``; from ``epsilon`` up, in the move phase, one
+    of the moves :func:`move_values_into` values highest (the tie broken by the next draw),
+    else the move ``random_legal_action`` draws. The rest is scratch: the board's landing
+    table and its landings now, the legal moves and their values, copies of the heights and
+    tops, the score rows."""
+    returns[:] = 0.0
+    B = setup[_B]
+    _board_reach(cells[0], reach, board_reach)
+    last_row = reach.shape[0] - 1
+    while True:
+        if python_random(mt) >= epsilon and phase[0] == _MOVE:
+            count = legal_list(action_mask[0], legal)
+            for cell in range(B):
+                row = min(np.int64(heights[0, cell]), last_row)
+                for d in range(8):
+                    landing[cell, d] = board_reach[row, cell, d]
+                h[cell] = heights[0, cell]
+                t[cell] = tops[0, cell]
+            move_values_into(heights[0], tops[0], landing, board_reach, seat_colours[0], current_player[0], legal,
+                             count, setup[_SKYSCRAPER_HEIGHT], win, values, h, t, scores)
+            best = values[0]
+            for k in range(1, count):
+                best = max(best, values[k])
+            ties = 0
+            for k in range(count):
+                ties += values[k] == best
+            pick = int(python_random(mt) * ties)
+            for k in range(count):
+                if values[k] == best:
+                    if pick == 0:
+                        actions[0] = legal[k]
+                        break
+                    pick -= 1
+        else:
+            actions[0] = random_legal_action(action_mask[0], mt)
+        _step_kernel(actions, next_seeds, active, heights, tops, cells, full, seat_colours, tiles_left, phase,
+                     first_mover, turns, current_player, observation, action_mask, rewards, terminated, truncated,
+                     final_player, final_observation, keep_final, final_observer, fixed_cells, standard_tops, reach,
+                     directions, setup, bitgen, work)
+        if playout_ended(returns, rewards, terminated, truncated):
+            return
+
+
+@njit(**NO_REFCOUNT_COMPILE)
 def _refresh_kernel(slot, seat, heights, tops, cells, full, seat_colours, tiles_left, phase, turns, current_player,
                     observation, action_mask, reach, setup, work):
     """Seat, mask and observation of a position put into ``slot`` whose seat to move is
@@ -496,6 +567,21 @@ class SkyScrapersBatch(BatchedGames):
 
     def _run_playout(self, max_plies, mt, returns, actions, seeds, active) -> None:
         _play_out_kernel(mt, max_plies, returns, actions, seeds, active, *self._step_arrays())
+
+    @property
+    def plays_greedy_out(self) -> bool:
+        return type(self.game.heuristic) is SkyScrapersHeuristic
+
+    _greedy_scratch: tuple | None = None
+
+    def _run_greedy_playout(self, epsilon, mt, returns, actions, seeds, active) -> None:
+        if self._greedy_scratch is None:
+            B, P = self.heights.shape[1] - 1, self.game.num_players
+            self._greedy_scratch = (np.zeros_like(self._reach), np.zeros((B, 8), dtype=self._reach.dtype),
+                                    np.zeros(8 * B, dtype=np.int64), np.zeros(8 * B), np.zeros(B + 1, dtype=np.int16),
+                                    np.zeros(B, dtype=np.int8), np.zeros((6, P)))
+        _greedy_play_out_kernel(mt, epsilon, WIN, returns, actions, seeds, active, *self._step_arrays(),
+                                *self._greedy_scratch)
 
     @staticmethod
     def _check_started(failed: int, seeds: np.ndarray) -> None:

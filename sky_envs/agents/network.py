@@ -325,8 +325,9 @@ def masked_forward(policy, observations, masks, values: bool = True):
     """:func:`forward` with the logits masked: ``-inf`` where ``masks`` (bool, one row per
     observation) is false. A dense head over a wide space (Scala's 7,744 actions;
     :data:`~sky_envs.agents.legal_actions.SPARSE_FROM` or more) scores only the actions legal
-    somewhere in the batch: the same numbers, without reading the whole head (8 MB in Scala)
-    for the few rows of a self-play opponent's batch."""
+    somewhere in the batch: the same numbers up to float rounding (a product over fewer rows
+    may be summed in another order: on some CPUs the last bits differ), without reading the
+    whole head (8 MB in Scala) for the few rows of a self-play opponent's batch."""
     import torch
 
     from sky_envs.agents.legal_actions import SPARSE_FROM

@@ -10,8 +10,9 @@ Scala update), and two thirds of a run's resume file was their optimizer state.
 
 :class:`PossibleRowsLinear` is that linear layer with only the possible rows as parameters;
 the others keep their values (as initialised, or as loaded) in buffers, outside the
-optimizer. To everything outside it, it is the full ``nn.Linear``: the same output, one
-column per action, and a ``state_dict`` with the full ``weight`` and ``bias``, so that
+optimizer. To everything outside it, it is the full ``nn.Linear``: the same output up to
+float rounding (two products over fewer rows, which on some CPUs MKL sums in another order
+than the full one), one column per action, and a ``state_dict`` with the full ``weight`` and ``bias``, so that
 checkpoints are the same files, bit for bit, and load into either layer.
 """
 

@@ -162,8 +162,9 @@ def test_bfloat16_head_products_take_a_multiple_of_64_rows_and_give_the_same_sco
 @pytest.mark.parametrize("batch", [1, 5, 12])
 def test_masked_forward_scores_a_wide_dense_heads_legal_rows_only_with_the_same_numbers(batch):
     """Opponents and agents (NetworkEvaluator) score only the rows of Scala's dense head
-    legal somewhere in their batch: the masked logits of the whole pass, bit for bit, and
-    the same values."""
+    legal somewhere in their batch: the masked logits of the whole pass, -inf in the same
+    places and the others equal up to float rounding (MKL may sum a product over fewer rows
+    in another order: on an AMD EPYC with AVX-512 the last bits differ), and the same values."""
     from sky_envs.agents.network import masked_forward
     from sky_envs.agents.policy import NetworkEvaluator
 
@@ -174,8 +175,11 @@ def test_masked_forward_scores_a_wide_dense_heads_legal_rows_only_with_the_same_
         whole = logits.masked_fill(~torch.as_tensor(masks), -torch.inf)
         for with_values in (True, False):
             masked, value = masked_forward(ours, observations, masks, with_values)
-            assert torch.equal(masked, whole) and (torch.equal(value, values) if with_values else value is None)
-    torch.testing.assert_close(NetworkEvaluator(ours).masked_logits(observations.numpy(), masks), whole, rtol=0, atol=0)
+            torch.testing.assert_close(masked, whole, rtol=1e-6, atol=1e-6)
+            assert torch.equal(masked.isinf(), whole.isinf())
+            assert torch.equal(value, values) if with_values else value is None
+    torch.testing.assert_close(NetworkEvaluator(ours).masked_logits(observations.numpy(), masks), whole,
+                               rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("env_id", ["scala_v0", "golden_rush_v0"])

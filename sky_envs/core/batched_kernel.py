@@ -2,7 +2,8 @@
 (:class:`~sky_envs.core.batched.KernelBatchedGames`) does to a slot before it steps it and
 the random move and the end of a compiled playout (:func:`random_legal_action`,
 :func:`playout_ended`), the greedy agent's list of moves and choice (:func:`legal_list`,
-:func:`greedy_pick`), compiled once and inlined
+:func:`greedy_pick`, built on :func:`best_and_ties` and :func:`nth_best`, which the greedy
+playouts use too), compiled once and inlined
 into each game's kernel, and the threads that step runs of slots side by side
 (:func:`step_slot_runs`)."""
 
@@ -47,6 +48,13 @@ def greedy_pick(legal, values, count, agent):
     """The greedy agent's choice among ``legal[:count]`` valued ``values[:count]``
     (``GreedyAgent._best``): one of the highest values, the tie broken by the agent's next
     draw (``rng.integers(ties)``, from the generator words ``agent``)."""
+    best, ties = best_and_ties(values, count)
+    return nth_best(legal, values, count, best, integers(agent, 0, ties))
+
+
+@njit(**NO_REFCOUNT_COMPILE, error_model="numpy", inline="always")
+def best_and_ties(values, count):
+    """The highest of ``values[:count]`` and how many of them reach it."""
     best = values[0]
     for c in range(1, count):
         best = max(best, values[c])
@@ -54,12 +62,18 @@ def greedy_pick(legal, values, count, agent):
     for c in range(count):
         if values[c] == best:
             ties += 1
-    pick = integers(agent, 0, ties)
+    return best, ties
+
+
+@njit(**NO_REFCOUNT_COMPILE, error_model="numpy", inline="always")
+def nth_best(legal, values, count, best, n):
+    """``legal[c]`` for the ``n``-th (from 0, in ascending ``c``) of ``values[:count]``
+    equal to ``best``: a tie broken by a draw of ``n``."""
     for c in range(count):
         if values[c] == best:
-            if pick == 0:
+            if n == 0:
                 return legal[c]
-            pick -= 1
+            n -= 1
     return -1
 
 

@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from sky_envs.core.batched import BatchedGames
-from sky_envs.core.batched_kernel import legal_list, playout_ended, random_legal_action
+from sky_envs.core.batched_kernel import best_and_ties, legal_list, nth_best, playout_ended, random_legal_action
 from sky_envs.core.boards import LINE_DIRECTIONS
 from sky_envs.core.numpy_random import NO_REFCOUNT_COMPILE, STATE_WORDS, choice_without_replacement, integers, permutation, seed_default_rng
 from sky_envs.core.python_random import python_random
@@ -462,19 +462,8 @@ def _greedy_play_out_kernel(mt, epsilon, win, returns, actions, next_seeds, acti
                 t[cell] = tops[0, cell]
             move_values_into(heights[0], tops[0], landing, board_reach, seat_colours[0], current_player[0], legal,
                              count, setup[_SKYSCRAPER_HEIGHT], win, values, h, t, scores)
-            best = values[0]
-            for k in range(1, count):
-                best = max(best, values[k])
-            ties = 0
-            for k in range(count):
-                ties += values[k] == best
-            pick = int(python_random(mt) * ties)
-            for k in range(count):
-                if values[k] == best:
-                    if pick == 0:
-                        actions[0] = legal[k]
-                        break
-                    pick -= 1
+            best, ties = best_and_ties(values, count)
+            actions[0] = nth_best(legal, values, count, best, int(python_random(mt) * ties))
         else:
             actions[0] = random_legal_action(action_mask[0], mt)
         _step_kernel(actions, next_seeds, active, heights, tops, cells, full, seat_colours, tiles_left, phase,
